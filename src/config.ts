@@ -1,0 +1,251 @@
+import { readFile } from "node:fs/promises";
+import { parse as parseToml } from "smol-toml";
+
+/**
+ * Configuration: one TOML file plus environment overrides (DESIGN.md). Every
+ * key `router.a.b` can be set by `ROUTER_A_B`; a variable wins over the file.
+ * Any problem stops start-up with one line naming the key.
+ */
+
+export interface ProviderSettings {
+  base_url?: string;
+  local?: boolean;
+  display_name?: string;
+  models?: string[];
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl?: string;
+  storagePath: string;
+  auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
+  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number };
+  /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
+  providers: Record<string, ProviderSettings>;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly key: string, problem: string) {
+    super(`invalid configuration: ${key}: ${problem}`);
+  }
+}
+
+type Kind = "string" | "url" | "port" | "positive_int" | "boolean";
+
+const SCALAR_KEYS: Record<string, Kind> = {
+  "router.host": "string",
+  "router.port": "port",
+  "router.database.url": "url",
+  "router.storage.path": "string",
+  "router.auth.token_ttl_seconds": "positive_int",
+  "router.auth.bootstrap_enabled": "boolean",
+  "router.limits.max_request_body_bytes": "positive_int",
+  "router.limits.provider_timeout_ms": "positive_int",
+};
+
+const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
+const COMPAT_ID = /^openai-compat:[a-z0-9][a-z0-9_-]{0,62}$/;
+
+const PROVIDER_KEYS: Record<string, Kind | "models"> = {
+  base_url: "url",
+  local: "boolean",
+  display_name: "string",
+  models: "models",
+};
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? `"${value}"` : JSON.stringify(value) ?? String(value);
+}
+
+/** Checks one value; values from the environment arrive as strings and are converted here. */
+function coerce(key: string, kind: Kind, value: unknown, fromEnv: boolean): unknown {
+  const bad = (expected: string) =>
+    new ConfigError(key, `expected ${expected}, got ${describe(value)}`);
+  switch (kind) {
+    case "string":
+      if (typeof value !== "string" || value.trim() === "") throw bad("a non-empty string");
+      return value;
+    case "url": {
+      if (typeof value !== "string" || !URL.canParse(value)) throw bad("a URL");
+      const protocol = new URL(value).protocol;
+      if (key === "router.database.url" && protocol !== "postgres:" && protocol !== "postgresql:") {
+        throw bad("a postgres:// URL");
+      }
+      if (key !== "router.database.url" && protocol !== "http:" && protocol !== "https:") {
+        throw bad("an http:// or https:// URL");
+      }
+      return value;
+    }
+    case "boolean":
+      if (typeof value === "boolean") return value;
+      if (fromEnv && (value === "true" || value === "1")) return true;
+      if (fromEnv && (value === "false" || value === "0")) return false;
+      throw bad("true or false");
+    case "port":
+    case "positive_int": {
+      const n = fromEnv && typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+      const min = kind === "port" ? 0 : 1;
+      const max = kind === "port" ? 65535 : Number.MAX_SAFE_INTEGER;
+      if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+        throw bad(kind === "port" ? "an integer from 0 to 65535" : "a positive integer");
+      }
+      return n;
+    }
+  }
+}
+
+/** Flattens the file's `router` table into dotted keys, rejecting unknown keys. */
+function flattenFile(doc: Record<string, unknown>): Map<string, unknown> {
+  const flat = new Map<string, unknown>();
+  for (const top of Object.keys(doc)) {
+    if (top !== "router") throw new ConfigError(top, "unknown key");
+  }
+  const walk = (prefix: string, table: unknown) => {
+    if (typeof table !== "object" || table === null || Array.isArray(table)) {
+      throw new ConfigError(prefix, "expected a table");
+    }
+    for (const [k, v] of Object.entries(table)) {
+      const key = `${prefix}.${k}`;
+      if (prefix === "router.providers") {
+        walkProvider(key, k, v, flat);
+      } else if (key in SCALAR_KEYS) {
+        flat.set(key, v);
+      } else if (
+        Object.keys(SCALAR_KEYS).some((s) => s.startsWith(`${key}.`)) || key === "router.providers"
+      ) {
+        walk(key, v);
+      } else {
+        throw new ConfigError(key, "unknown key");
+      }
+    }
+  };
+  if (doc.router !== undefined) walk("router", doc.router);
+  return flat;
+}
+
+function walkProvider(key: string, id: string, table: unknown, flat: Map<string, unknown>) {
+  if (!(BUILT_IN_PROVIDERS as readonly string[]).includes(id) && !COMPAT_ID.test(id)) {
+    throw new ConfigError(
+      key,
+      `unknown provider "${id}"; expected one of ${
+        BUILT_IN_PROVIDERS.join(", ")
+      } or openai-compat:<name> (lower-case letters, digits, - and _)`,
+    );
+  }
+  if (typeof table !== "object" || table === null || Array.isArray(table)) {
+    throw new ConfigError(key, "expected a table");
+  }
+  for (const [k, v] of Object.entries(table)) {
+    if (!(k in PROVIDER_KEYS)) throw new ConfigError(`${key}.${k}`, "unknown key");
+    if (!id.startsWith("openai-compat:") && k !== "base_url") {
+      throw new ConfigError(`${key}.${k}`, "only base_url can be set for a built-in provider");
+    }
+    flat.set(`${key}.${k}`, v);
+  }
+}
+
+function envName(key: string): string {
+  return key.toUpperCase().replaceAll(".", "_");
+}
+
+function providersFrom(flat: Map<string, unknown>, env: Record<string, string | undefined>) {
+  const providers: Record<string, ProviderSettings> = {};
+  for (const id of BUILT_IN_PROVIDERS) {
+    const key = `router.providers.${id}.base_url`;
+    const value = env[envName(key)] ?? flat.get(key);
+    if (value !== undefined) {
+      providers[id] = { base_url: coerce(key, "url", value, false) as string };
+    }
+  }
+  for (const [key, value] of flat) {
+    const match = /^router\.providers\.(openai-compat:[^.]+)\.(\w+)$/.exec(key);
+    if (!match) continue;
+    const [, id, field] = match;
+    const settings = providers[id] ??= {};
+    if (field === "models") {
+      if (!Array.isArray(value) || !value.every((m) => typeof m === "string" && m !== "")) {
+        throw new ConfigError(key, `expected an array of model names, got ${describe(value)}`);
+      }
+      settings.models = value;
+    } else {
+      (settings as Record<string, unknown>)[field] = coerce(
+        key,
+        PROVIDER_KEYS[field] as Kind,
+        value,
+        false,
+      );
+    }
+  }
+  for (const [id, settings] of Object.entries(providers)) {
+    if (id.startsWith("openai-compat:") && settings.base_url === undefined) {
+      throw new ConfigError(
+        `router.providers."${id}".base_url`,
+        "required for a compatible-API instance",
+      );
+    }
+  }
+  return providers;
+}
+
+export async function loadConfig(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<Config> {
+  const doc = await readConfigFile(args, env);
+  const flat = flattenFile(doc);
+  const get = (key: string, fallback: unknown, aliases: string[] = []): unknown => {
+    const fromEnv = [envName(key), ...aliases].map((name) => env[name]).find((v) =>
+      v !== undefined && v !== ""
+    );
+    if (fromEnv !== undefined) return coerce(key, SCALAR_KEYS[key], fromEnv, true);
+    if (flat.has(key)) return coerce(key, SCALAR_KEYS[key], flat.get(key), false);
+    return fallback;
+  };
+  return {
+    host: get("router.host", "127.0.0.1") as string,
+    port: get("router.port", 7331, ["PORT"]) as number,
+    databaseUrl: get("router.database.url", undefined, ["DATABASE_URL"]) as string | undefined,
+    storagePath: get("router.storage.path", "./data") as string,
+    auth: {
+      tokenTtlSeconds: get("router.auth.token_ttl_seconds", 86400) as number,
+      bootstrapEnabled: get("router.auth.bootstrap_enabled", true) as boolean,
+    },
+    limits: {
+      maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
+      providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
+    },
+    providers: providersFrom(flat, env),
+  };
+}
+
+/** `--config <path>` / `--config=<path>`, then `ROUTER_CONFIG`, then `./switchyard.toml` if present. */
+async function readConfigFile(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<Record<string, unknown>> {
+  const flag = args.findIndex((a) => a === "--config" || a.startsWith("--config="));
+  let path: string | undefined;
+  if (flag >= 0) {
+    path = args[flag].includes("=") ? args[flag].slice("--config=".length) : args[flag + 1];
+    if (!path) throw new ConfigError("--config", "expected a file path");
+  } else if (env.ROUTER_CONFIG) {
+    path = env.ROUTER_CONFIG;
+  }
+  const explicit = path !== undefined;
+  path ??= "./switchyard.toml";
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    if (!explicit) return {};
+    throw new ConfigError(flag >= 0 ? "--config" : "ROUTER_CONFIG", `cannot read file "${path}"`);
+  }
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch (e) {
+    const line = (e as Error).message.split("\n")[0];
+    throw new ConfigError(path, `not valid TOML: ${line}`);
+  }
+}

@@ -1,0 +1,69 @@
+import { type Failure, failure } from "../core/errors.ts";
+
+/** A body that cannot be taken at all: too large (413) or not a JSON object (400). */
+export class UnreadableBody extends Error {
+  override readonly name = "UnreadableBody";
+  constructor(readonly failure: Failure, readonly status: 400 | 413) {
+    super(failure.message);
+  }
+}
+
+function tooLarge(limit: number): UnreadableBody {
+  return new UnreadableBody(
+    failure("payload_too_large", `request body too large: the limit is ${limit} bytes`, { limit }),
+    413,
+  );
+}
+
+/** Reads the body without ever buffering more than `limit` bytes. */
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+/** Bodies are JSON whatever the Content-Type; they must be an object (decisions.md §2). */
+export async function readJsonObject(
+  request: Request,
+  limit: number,
+): Promise<Record<string, unknown>> {
+  const bytes = await readLimited(request, limit);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new UnreadableBody(failure("invalid_request", "request body is not valid JSON"), 400);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UnreadableBody(
+      failure("invalid_request", "request body must be a JSON object"),
+      400,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/** For endpoints that take no body: drain what came, within the limit, and ignore it. */
+export async function discardBody(request: Request, limit: number): Promise<void> {
+  await readLimited(request, limit);
+}

@@ -1,0 +1,75 @@
+import { failure, ServiceError } from "../core/errors.ts";
+import { authenticate } from "./auth.ts";
+import { UnreadableBody } from "./body.ts";
+import type { Deps, Endpoint, Principal } from "./context.ts";
+import { errorResponse } from "./error_response.ts";
+import { credentialInQuery } from "./query_credentials.ts";
+import { compileRoutes, type Route } from "./router.ts";
+import { ROUTES } from "./routes.ts";
+
+export type Handler = (request: Request) => Promise<Response>;
+
+/** The whole service as one web-standard handler. */
+export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = ROUTES): Handler {
+  const match = compileRoutes(routes);
+
+  async function route(request: Request, url: URL): Promise<Response> {
+    const queryCredential = credentialInQuery(url);
+    if (queryCredential !== null) {
+      throw ServiceError.of(
+        "credentials_in_query",
+        `credentials are not accepted in query parameters: remove "${queryCredential}" and send it in a header`,
+      );
+    }
+    const found = match(request.method, url.pathname);
+    if (found.kind === "not_found") {
+      throw ServiceError.of("not_found", `no such endpoint: ${url.pathname}`);
+    }
+    if (found.kind === "method_not_allowed") {
+      return errorResponse(
+        failure(
+          "method_not_allowed",
+          `method ${request.method} not allowed: use ${found.allow.join(", ")}`,
+        ),
+        { headers: { allow: found.allow.join(", ") } },
+      );
+    }
+    const endpoint = found.handler;
+    const principal: Principal = endpoint.auth === "bearer"
+      ? await authenticate(request, deps)
+      : { userId: "", tokenId: "" };
+    return await endpoint.handle({ request, url, params: found.params, deps, principal });
+  }
+
+  return async (request) => {
+    const started = performance.now();
+    const url = new URL(request.url);
+    let response: Response;
+    try {
+      response = await route(request, url);
+    } catch (error) {
+      response = toErrorResponse(error, deps);
+    }
+    // Path only: the query string may carry what a client should not have sent.
+    deps.logger.info("request", {
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+    return response;
+  };
+}
+
+function toErrorResponse(error: unknown, deps: Deps): Response {
+  if (error instanceof ServiceError) return errorResponse(error.failure);
+  if (error instanceof UnreadableBody) {
+    return errorResponse(error.failure, { status: error.status });
+  }
+  // A bug or an outage: log what kind, never the error's text (it may quote SQL parameters).
+  deps.logger.error("unhandled error", {
+    error: error instanceof Error ? error.name : typeof error,
+    code: (error as { code?: unknown })?.code,
+  });
+  return errorResponse(failure("internal_error", "internal error"));
+}

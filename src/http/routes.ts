@@ -1,0 +1,26 @@
+import type { Endpoint } from "./context.ts";
+import type { Route } from "./router.ts";
+import { bootstrap, me, signIn, signOut } from "./routes/auth.ts";
+import {
+  createSession,
+  deleteSessionEndpoint,
+  getSession,
+  listSessionsEndpoint,
+  updateSessionEndpoint,
+} from "./routes/sessions.ts";
+import { getOpenApi, getStatus } from "./routes/status.ts";
+
+/** Every route of the service. Later resources add their rows here. */
+export const ROUTES: readonly Route<Endpoint>[] = [
+  { method: "GET", path: "/status", handler: getStatus },
+  { method: "GET", path: "/api/v1/openapi.json", handler: getOpenApi },
+  { method: "POST", path: "/api/v1/auth/bootstrap", handler: bootstrap },
+  { method: "POST", path: "/api/v1/auth/sign-in", handler: signIn },
+  { method: "POST", path: "/api/v1/auth/sign-out", handler: signOut },
+  { method: "GET", path: "/api/v1/auth/me", handler: me },
+  { method: "POST", path: "/api/v1/sessions", handler: createSession },
+  { method: "GET", path: "/api/v1/sessions", handler: listSessionsEndpoint },
+  { method: "GET", path: "/api/v1/sessions/:session_id", handler: getSession },
+  { method: "PUT", path: "/api/v1/sessions/:session_id", handler: updateSessionEndpoint },
+  { method: "DELETE", path: "/api/v1/sessions/:session_id", handler: deleteSessionEndpoint },
+];

@@ -1,0 +1,103 @@
+import process from "node:process";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { createHandler, type Handler } from "./http/handler.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { uuidv7 } from "./platform/ids.ts";
+import type { Db } from "./store/db.ts";
+import { migrate } from "./store/migrate.ts";
+import { openStore } from "./store/open.ts";
+import { VERSION } from "./version.ts";
+
+/** What a runtime entry provides: a way to serve a handler. Nothing else knows the runtime. */
+export type Serve = (options: {
+  hostname: string;
+  port: number;
+  handler: Handler;
+}) => Promise<{ url: string; close(): Promise<void> }>;
+
+export interface Service {
+  url: string;
+  config: Config;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/** Opens the store and applies pending migrations. */
+async function openMigratedStore(config: Config, logger: Logger): Promise<Db> {
+  const db = await openStore(config);
+  const applied = await migrate(db);
+  if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
+  return db;
+}
+
+/** Configuration → store → handler → serve. */
+export async function startService(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  serve: Serve,
+  logger: Logger = createLogger((line) => console.error(line)),
+): Promise<Service> {
+  const config = await loadConfig(args, env);
+  const db = await openMigratedStore(config, logger);
+  const handler = createHandler({
+    db,
+    config,
+    logger,
+    now: () => new Date(),
+    newId: () => uuidv7(),
+  });
+  const server = await serve({ hostname: config.host, port: config.port, handler });
+  logger.info("listening", {
+    url: server.url,
+    version: VERSION,
+    store: config.databaseUrl ? "postgres" : config.storagePath,
+  });
+  return {
+    url: server.url,
+    config,
+    db,
+    async close() {
+      await server.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * The command line, shared by every runtime entry: `migrate` applies the
+ * migrations and exits; anything else serves until SIGINT or SIGTERM.
+ */
+export async function runCli(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  serve: Serve,
+): Promise<void> {
+  const logger = createLogger((line) => console.error(line));
+  try {
+    if (args[0] === "migrate") {
+      const db = await openMigratedStore(await loadConfig(args.slice(1), env), logger);
+      await db.close();
+      return;
+    }
+    const service = await startService(args, env, serve, logger);
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      logger.info("shutting down");
+      await service.close();
+      process.exit(0);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    logger.error("start-up failed", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    process.exit(1);
+  }
+}

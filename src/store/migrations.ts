@@ -1,0 +1,13 @@
+// The SQL files are the truth; this list only makes them part of the module
+// graph, so a compiled single-file binary carries them too.
+import m001 from "../../migrations/001_initial.sql" with { type: "text" };
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "001_initial", sql: m001 },
+];

@@ -1,0 +1,21 @@
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+import type { Db, Queryable } from "./db.ts";
+
+/** Embedded PostgreSQL (WASM). `path` is a data directory, or `memory://` to keep nothing. */
+export async function openPglite(path: string): Promise<Db> {
+  const pg = await PGlite.create(path === "memory://" ? undefined : path);
+  const wrap = (q: PGlite | Transaction): Queryable => ({
+    async query<T>(text: string, params: readonly unknown[] = []) {
+      return (await q.query<T>(text, params as unknown[])).rows;
+    },
+    async exec(text: string) {
+      await q.exec(text);
+    },
+  });
+  return {
+    driver: "pglite",
+    ...wrap(pg),
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,105 @@
+import type { Queryable } from "./db.ts";
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  title: string | null;
+  scope: string | null;
+  key_id: string | null;
+  archived: boolean;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = "id, user_id, title, scope, key_id, archived, metadata, created_at, updated_at";
+
+export async function insertSession(
+  db: Queryable,
+  s: { id: string; userId: string; title: string; scope?: string; keyId?: string; now: Date },
+): Promise<SessionRow> {
+  const rows = await db.query<SessionRow>(
+    `INSERT INTO sessions (id, user_id, title, scope, key_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
+    [s.id, s.userId, s.title, s.scope ?? null, s.keyId ?? null, s.now],
+  );
+  return rows[0];
+}
+
+/** The caller's sessions, archived included, most recently updated first. */
+export async function listSessions(
+  db: Queryable,
+  userId: string,
+  filter: { scope?: string; title?: string },
+): Promise<SessionRow[]> {
+  return await db.query<SessionRow>(
+    `SELECT ${COLUMNS} FROM sessions
+     WHERE user_id = $1
+       AND ($2::text IS NULL OR scope = $2)
+       AND ($3::text IS NULL OR strpos(lower(coalesce(title, '')), lower($3)) > 0)
+     ORDER BY updated_at DESC, id DESC`,
+    [userId, filter.scope ?? null, filter.title ?? null],
+  );
+}
+
+/** A session of this owner, archived or not; the caller decides what archived means. */
+export async function findOwnedSession(
+  db: Queryable,
+  userId: string,
+  id: string,
+): Promise<SessionRow | null> {
+  const rows = await db.query<SessionRow>(
+    `SELECT ${COLUMNS} FROM sessions WHERE id = $1 AND user_id = $2`,
+    [id, userId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * An archived session is absent to everything but the update that restores it
+ * (`archived: false`), so other updates of it find nothing.
+ */
+export async function updateSession(
+  db: Queryable,
+  userId: string,
+  id: string,
+  patch: { title?: string; archived?: boolean; now: Date },
+): Promise<SessionRow | null> {
+  const rows = await db.query<SessionRow>(
+    `UPDATE sessions
+     SET title = coalesce($3, title), archived = coalesce($4, archived), updated_at = $5
+     WHERE id = $1 AND user_id = $2 AND (NOT archived OR $4 IS FALSE)
+     RETURNING ${COLUMNS}`,
+    [id, userId, patch.title ?? null, patch.archived ?? null, patch.now],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Deletes a live session; its messages, runs, traces, usage and session memory
+ * cascade. An archived one answers as absent, like every session endpoint but restore.
+ */
+export async function deleteSession(db: Queryable, userId: string, id: string): Promise<boolean> {
+  const rows = await db.query(
+    "DELETE FROM sessions WHERE id = $1 AND user_id = $2 AND NOT archived RETURNING id",
+    [
+      id,
+      userId,
+    ],
+  );
+  return rows.length > 0;
+}
+
+export interface MessageRow {
+  role: string;
+  content: Record<string, unknown>;
+  provider: string | null;
+  model: string | null;
+}
+
+export async function listMessages(db: Queryable, sessionId: string): Promise<MessageRow[]> {
+  return await db.query<MessageRow>(
+    "SELECT role, content, provider, model FROM messages WHERE session_id = $1 ORDER BY seq",
+    [sessionId],
+  );
+}

@@ -1,0 +1,118 @@
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { Deps } from "../../src/http/context.ts";
+import { createHandler, type Handler } from "../../src/http/handler.ts";
+import { memoryLogger } from "../../src/log.ts";
+import { uuidv7 } from "../../src/platform/ids.ts";
+import type { Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { openPglite } from "../../src/store/pglite_driver.ts";
+import { assertMatchesOpenApi } from "./openapi.ts";
+
+/** A settable clock, so token expiry is tested without waiting. */
+export interface TestClock {
+  now(): Date;
+  advance(ms: number): void;
+}
+
+export function testClock(start = Date.parse("2026-01-01T00:00:00.000Z")): TestClock {
+  let t = start;
+  return { now: () => new Date(t), advance: (ms) => void (t += ms) };
+}
+
+export interface TestApp {
+  handler: Handler;
+  db: Db;
+  config: Config;
+  clock: TestClock;
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+/** The whole service in process, on an in-memory PGlite (or the store given). */
+export async function createTestApp(
+  options: { db?: Db; configure?: (config: Config) => void } = {},
+): Promise<TestApp> {
+  const config = await loadConfig([], {});
+  config.storagePath = "memory://";
+  options.configure?.(config);
+  const db = options.db ?? await openPglite("memory://");
+  await migrate(db);
+  const logger = memoryLogger();
+  const clock = testClock();
+  const deps: Deps = {
+    db,
+    config,
+    logger,
+    now: clock.now,
+    newId: () => uuidv7(clock.now().getTime()),
+  };
+  return {
+    handler: createHandler(deps),
+    db,
+    config,
+    clock,
+    logLines: logger.lines,
+    close: () => options.db ? Promise.resolve() : db.close(),
+  };
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as is, for malformed bodies. */
+  rawBody?: BodyInit;
+  token?: string;
+  headers?: Record<string, string>;
+  /** Skip the OpenAPI check (only for responses the document cannot describe, e.g. 404 paths). */
+  unchecked?: boolean;
+}
+
+/** Sends one request through the handler and checks the response against the OpenAPI document. */
+export async function call(
+  app: Pick<TestApp, "handler">,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
+  const headers = new Headers(options.headers);
+  if (options.token !== undefined) headers.set("authorization", `Bearer ${options.token}`);
+  let body: BodyInit | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers.set("content-type", "application/json");
+  }
+  const response = await app.handler(
+    new Request(`http://127.0.0.1${path}`, { method, headers, body }),
+  );
+  const text = await response.text();
+  const parsed = text === "" ? undefined : JSON.parse(text);
+  if (!options.unchecked) {
+    assertMatchesOpenApi(method, path, {
+      status: response.status,
+      headers: response.headers,
+      body: parsed,
+    });
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+export interface Account {
+  userId: string;
+  apiKey: string;
+  token: string;
+}
+
+/** Bootstraps a user and signs in. */
+export async function signUp(app: Pick<TestApp, "handler">): Promise<Account> {
+  const boot = await call(app, "POST", "/api/v1/auth/bootstrap");
+  const signIn = await call(app, "POST", "/api/v1/auth/sign-in", {
+    headers: { "x-router-api-key": boot.body.api_key },
+  });
+  return { userId: boot.body.user_id, apiKey: boot.body.api_key, token: signIn.body.token };
+}
