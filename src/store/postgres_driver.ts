@@ -11,10 +11,21 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
     // Keep query text and parameters out of error objects that might be logged.
     debug: false,
     connection: { application_name: "switchyard" },
+    // JSON goes in as text (see db.ts), exactly as PGlite takes it; postgres.js
+    // would otherwise encode a string parameter a second time.
+    types: {
+      jsonText: {
+        to: 114,
+        from: [114, 3802],
+        serialize: (x: unknown) => typeof x === "string" ? x : JSON.stringify(x),
+        parse: (x: string) => JSON.parse(x),
+      },
+    },
   });
   const wrap = (q: Sql): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
-      return await q.unsafe(text, params as postgres.ParameterOrJSON<never>[]) as unknown as T[];
+      // A plain array, like PGlite gives (postgres.js adds count, command, ...).
+      return Array.from(await q.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as T[];
     },
     async exec(text: string) {
       await q.unsafe(text).simple();
