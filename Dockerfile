@@ -1,0 +1,18 @@
+# Builds a self-contained Switchyard binary with `deno compile` and runs it with the embedded
+# database in /data. `deno compile` downloads its runtime, so build where the internet is reachable.
+FROM denoland/deno:2.5.6 AS build
+WORKDIR /app
+COPY package.json deno.json deno.lock* ./
+COPY src ./src
+COPY migrations ./migrations
+RUN deno install
+RUN deno compile --allow-net --allow-read --allow-write --allow-env --allow-sys \
+      --include node_modules/@electric-sql/pglite/dist \
+      --output /app/switchyard src/runtime/deno.ts
+
+FROM gcr.io/distroless/cc-debian12
+COPY --from=build /app/switchyard /switchyard
+ENV ROUTER_HOST=0.0.0.0 ROUTER_STORAGE_PATH=/data
+VOLUME /data
+EXPOSE 7331
+ENTRYPOINT ["/switchyard"]

@@ -1,0 +1,107 @@
+// Benchmarks, printed as a table: `deno task bench` (or `bun bench/main.ts`).
+// In-process handler latency for the foundation endpoints on the embedded store.
+import { createHandler } from "../src/http/handler.ts";
+import { loadConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { uuidv7 } from "../src/platform/ids.ts";
+import { migrate } from "../src/store/migrate.ts";
+import { openPglite } from "../src/store/pglite_driver.ts";
+
+interface Row {
+  name: string;
+  iterations: number;
+  p50: number;
+  p99: number;
+  perSecond: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function measure(name: string, iterations: number, fn: () => Promise<unknown>): Promise<Row> {
+  for (let i = 0; i < Math.min(50, iterations); i++) await fn(); // warm up
+  const times: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  const total = performance.now() - start;
+  times.sort((a, b) => a - b);
+  return {
+    name,
+    iterations,
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    perSecond: iterations / (total / 1000),
+  };
+}
+
+const config = await loadConfig([], {});
+const db = await openPglite("memory://");
+await migrate(db);
+const handler = createHandler({
+  db,
+  config,
+  logger: createLogger(() => {}),
+  now: () => new Date(),
+  newId: () => uuidv7(),
+});
+const send = async (
+  method: string,
+  path: string,
+  init: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) => {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  const r = await handler(
+    new Request(`http://bench${path}`, {
+      method,
+      headers,
+      body: init.body ? JSON.stringify(init.body) : undefined,
+    }),
+  );
+  return await r.json();
+};
+
+const boot = await send("POST", "/api/v1/auth/bootstrap");
+const { token } = await send("POST", "/api/v1/auth/sign-in", {
+  headers: { "x-router-api-key": boot.api_key },
+});
+for (let i = 0; i < 200; i++) {
+  await send("POST", "/api/v1/sessions", { token, body: { title: `session ${i}` } });
+}
+const { session } = await send("POST", "/api/v1/sessions", { token, body: { title: "target" } });
+
+const rows = [
+  await measure("GET /status", 2000, () => send("GET", "/status")),
+  await measure(
+    "GET /auth/me (token check)",
+    1000,
+    () => send("GET", "/api/v1/auth/me", { token }),
+  ),
+  await measure(
+    "GET /sessions/{id}",
+    1000,
+    () => send("GET", `/api/v1/sessions/${session.id}`, { token }),
+  ),
+  await measure("GET /sessions (201 rows)", 300, () => send("GET", "/api/v1/sessions", { token })),
+  await measure(
+    "POST /sessions",
+    500,
+    () => send("POST", "/api/v1/sessions", { token, body: { title: "x" } }),
+  ),
+];
+await db.close();
+
+const fmt = (ms: number) => ms.toFixed(3);
+console.log("\nIn-process handler on PGlite (memory), one client");
+console.log("| benchmark | iterations | p50 ms | p99 ms | req/s |");
+console.log("|---|---:|---:|---:|---:|");
+for (const r of rows) {
+  console.log(
+    `| ${r.name} | ${r.iterations} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${Math.round(r.perSecond)} |`,
+  );
+}

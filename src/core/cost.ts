@@ -1,0 +1,81 @@
+/**
+ * Money (decisions.md §10): exact decimal arithmetic with big.js, never JS
+ * numbers. cost = input_tokens × input_price / 10^6 + output_tokens ×
+ * output_price / 10^6, where prices are per million tokens. Results are decimal
+ * strings in plain notation, trailing zeros trimmed, zero as "0".
+ */
+import Big from "big.js";
+import type { ModelDescriptor } from "./model.ts";
+import { CURRENCY } from "./vocabulary.ts";
+
+/** Multiplying by 10^-6 instead of dividing keeps the arithmetic exact. */
+const PER_MILLION = new Big("0.000001");
+
+export type Prices = Pick<
+  ModelDescriptor,
+  "input_cost_per_million_tokens" | "output_cost_per_million_tokens"
+>;
+
+/** Plain notation; big.js keeps no trailing zeros; negative zero reads "0". */
+export function formatDecimal(value: Big): string {
+  return value.eq(0) ? "0" : value.toFixed();
+}
+
+/** True for a non-negative decimal string in plain or exponent-free notation. */
+export function isDecimalString(value: string): boolean {
+  return /^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value);
+}
+
+function priced(tokens: number, pricePerMillion: string | undefined): Big {
+  if (pricePerMillion === undefined) return new Big(0);
+  return new Big(tokens).times(pricePerMillion).times(PER_MILLION);
+}
+
+export function hasPrices(prices: Prices): boolean {
+  return prices.input_cost_per_million_tokens !== undefined ||
+    prices.output_cost_per_million_tokens !== undefined;
+}
+
+/** Cost of a usage record; `null` when the model declares no price at all. */
+export function usageCost(
+  prices: Prices,
+  inputTokens: number,
+  outputTokens: number,
+): string | null {
+  if (!hasPrices(prices)) return null;
+  return formatDecimal(
+    priced(inputTokens, prices.input_cost_per_million_tokens)
+      .plus(priced(outputTokens, prices.output_cost_per_million_tokens)),
+  );
+}
+
+export interface CostEstimate {
+  min: string;
+  max: string;
+  currency: string;
+}
+
+/**
+ * Preview range: `min` prices the estimated input; `max` adds the reply
+ * reserve priced as output. No declared prices: a zero range. A price that
+ * is missing while the other is declared counts as zero.
+ */
+export function estimateCost(
+  prices: Prices,
+  inputTokens: number,
+  replyReserveTokens: number,
+): CostEstimate {
+  const min = priced(inputTokens, prices.input_cost_per_million_tokens);
+  const max = min.plus(priced(replyReserveTokens, prices.output_cost_per_million_tokens));
+  return { min: formatDecimal(min), max: formatDecimal(max), currency: CURRENCY };
+}
+
+/** Whether an estimate's `max` exceeds a rule's `cost_limit` (both decimal strings). */
+export function exceedsCostLimit(limit: string, max: string): boolean {
+  return new Big(max).gt(new Big(limit));
+}
+
+/** Exact sum of decimal strings, for usage totals. */
+export function sumDecimals(values: readonly string[]): string {
+  return formatDecimal(values.reduce((sum, v) => sum.plus(v), new Big(0)));
+}

@@ -1,0 +1,94 @@
+/**
+ * Every pure decision of one turn before the model is called: classification,
+ * context candidates, routing, effective permissions, the filled context and
+ * the cost estimate. The preview formats it; the run engine acts on it.
+ */
+import { replyReserve } from "./candidate_walk.ts";
+import { type ClassificationResult, classify } from "./classification.ts";
+import { type ContextSelection, fillContext, includedWorkspacePaths } from "./context_fill.ts";
+import { type ContextItem, contextItems, requiredTokens } from "./context_items.ts";
+import { type CostEstimate, estimateCost } from "./cost.ts";
+import { ok, type Outcome } from "./errors.ts";
+import type { ModelDescriptor } from "./model.ts";
+import { effectivePermissions } from "./permissions.ts";
+import { constrainedPathMatcher, pathsNeedingApproval } from "./privacy.ts";
+import { relevantPaths } from "./relevant_paths.ts";
+import { decideRoute, type RoutingDecision } from "./routing.ts";
+import type { HistoryMessage, MemoryEntry, ToolExchange } from "./run_items.ts";
+import { estimateTokens } from "./tokens.ts";
+import type { TurnRequest } from "./turn_request_types.ts";
+import type { PermissionMode } from "./vocabulary.ts";
+
+export interface TurnDecisionInput {
+  request: TurnRequest;
+  catalog: readonly ModelDescriptor[];
+  /** Providers a credential header was sent for. */
+  credential_providers: readonly string[];
+  /** Registered provider ids; defaults to the providers of `catalog`. */
+  known_providers?: readonly string[];
+  history?: readonly HistoryMessage[];
+  memory?: readonly MemoryEntry[];
+  tool_exchanges?: readonly ToolExchange[];
+  /** Workspace paths the user already approved for disclosure in this run. */
+  approved_paths?: readonly string[];
+  /** Text to classify when it is not `input.text` (an injected message). */
+  classification_text?: string;
+  is_valid_provider_id?: (id: string) => boolean;
+}
+
+export interface TurnDecision {
+  classification: ClassificationResult;
+  relevant_paths: string[];
+  items: ContextItem[];
+  routing: RoutingDecision;
+  permissions: Record<string, PermissionMode>;
+  context: ContextSelection;
+  estimate: CostEstimate;
+  /** Paths that need a `remote_disclosure` (or local `ask`) approval before the call. */
+  disclosure_paths: string[];
+}
+
+export function decideTurn(input: TurnDecisionInput): Outcome<TurnDecision> {
+  const { request, catalog } = input;
+  const classification = classify(request, input.classification_text ?? request.input.text);
+  const tools = input.tool_exchanges ?? [];
+  const paths = relevantPaths(request, tools);
+  const items = contextItems(request, constrainedPathMatcher(request.policy), {
+    history: input.history,
+    memory: input.memory,
+    tool_exchanges: tools,
+  });
+  const promptTokens = estimateTokens(request.input.text);
+  const routing = decideRoute({
+    request,
+    intent: classification.intent,
+    items,
+    relevant_paths: paths,
+    required_tokens: requiredTokens(items, request.input.text),
+    catalog,
+    known_providers: new Set(input.known_providers ?? catalog.map((m) => m.provider)),
+    credential_providers: new Set(input.credential_providers),
+    is_valid_provider_id: input.is_valid_provider_id,
+  });
+  if (!routing.ok) return routing;
+  const permissions = effectivePermissions(request.policy, routing.value.rule);
+  if (!permissions.ok) return permissions;
+  const model = routing.value.model;
+  const context = fillContext(items, model, request.policy, promptTokens);
+  if (!context.ok) return context;
+  return ok({
+    classification,
+    relevant_paths: paths,
+    items,
+    routing: routing.value,
+    permissions: permissions.value,
+    context: context.value,
+    estimate: estimateCost(model, context.value.input_tokens, replyReserve(model)),
+    disclosure_paths: pathsNeedingApproval(
+      request.policy,
+      model.local,
+      includedWorkspacePaths(context.value),
+      new Set(input.approved_paths ?? []),
+    ),
+  });
+}

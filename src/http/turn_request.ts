@@ -1,0 +1,151 @@
+/**
+ * The turn request body of execute and preview (interface.md "Turn request
+ * body", decisions.md §2–§3): the arktype schema with every default, unknown
+ * fields dropped at every depth, then the semantic checks of
+ * core/request_checks.ts. Intents and efforts are plain strings in the schema
+ * so that a bad one gets its own code (`unknown_intent`, `unknown_effort`).
+ */
+import { type } from "arktype";
+import { type ErrorCode, fail, type Outcome } from "../core/errors.ts";
+import { CAPABILITIES } from "../core/model.ts";
+import { checkTurnRequest } from "../core/request_checks.ts";
+import type { TurnRequest } from "../core/turn_request_types.ts";
+import { formatPath } from "./validation.ts";
+
+const Mode = type("'allow' | 'ask' | 'deny'");
+const emptyList = () => [];
+
+const TurnInput = type({
+  text: "string",
+  command: "string | null = null",
+  explicit_model: "string | null = null",
+});
+
+const Workspace = type({
+  root: "string | null = null",
+  git_branch: "string | null = null",
+  git_diff: "string | null = null",
+  referenced_paths: type("string[]").default(emptyList),
+  active_file: "string | null = null",
+});
+
+const ClassificationRule = type({
+  intent: "string",
+  priority: "number.integer >= 0 = 1000",
+  "keywords?": "string[]",
+  "requires_any_context?": "string[]",
+});
+
+const Classification = type({
+  default_intent: "string = 'chat'",
+  rules: ClassificationRule.array().default(emptyList),
+});
+
+const Route = type({ model: "string", fallbacks: type("string[]").default(emptyList) });
+
+const Capabilities = type(
+  Object.fromEntries(CAPABILITIES.map((c) => [`${c}?`, "boolean"])) as Record<string, "boolean">,
+);
+
+const Permissions = type({ "[string]": Mode });
+const PermissionSet = type({ permissions: Permissions.default(() => ({})) });
+
+const RoutingRule = type({
+  name: "string",
+  priority: "number.integer = 1000",
+  effort: "string = 'medium'",
+  intent: "string | null = null",
+  paths: type("string[]").default(emptyList),
+  local_only: "boolean = false",
+  "requires_capabilities?": Capabilities,
+  model: "string",
+  fallbacks: type("string[]").default(emptyList),
+  "required_permissions?": PermissionSet,
+  "cost_limit?": "string",
+});
+
+const Routing = type({
+  "default?": Route.or("null"),
+  rules: RoutingRule.array().default(emptyList),
+});
+
+const Privacy = type({
+  restricted_paths: type("string[]").default(emptyList),
+  remote: type({ mode: Mode.default("ask"), blocked_paths: type("string[]").default(emptyList) })
+    .default(() => ({ mode: "ask" as const, blocked_paths: [] })),
+  local: type({ mode: Mode.default("allow") }).default(() => ({ mode: "allow" as const })),
+});
+
+const Policy = type({
+  "version?": "number.integer",
+  "source?": "string",
+  classification: Classification.default(() => ({ default_intent: "chat", rules: [] })),
+  routing: Routing.default(() => ({ rules: [] })),
+  tools: PermissionSet.default(() => ({ permissions: {} })),
+  privacy: Privacy.default(() => ({
+    restricted_paths: [],
+    remote: { mode: "ask" as const, blocked_paths: [] },
+    local: { mode: "allow" as const },
+  })),
+});
+
+const LocalPreferences = type({
+  auto_apply: "boolean = false",
+  local_only: "boolean = false",
+  no_network: "boolean = false",
+});
+
+const Named = type({ name: "string", content: "string" });
+
+const Attachments = type({
+  files: type({
+    path: "string",
+    content: "string",
+    "content_hash?": "string",
+    required: "boolean = false",
+  }).array(),
+  instructions: type({ source: "string", content: "string" }).array(),
+  invoked_skills: Named.array().default(emptyList),
+  available_skills: Named.array().default(emptyList),
+});
+
+export const TurnRequestSchema = type({
+  input: TurnInput,
+  workspace: Workspace.default(() => Workspace.assert({})),
+  policy: Policy.default(() => Policy.assert({})),
+  local_preferences: LocalPreferences.default(() => LocalPreferences.assert({})),
+  attachments: Attachments.default(() => ({
+    files: [],
+    instructions: [],
+    invoked_skills: [],
+    available_skills: [],
+  })),
+}).onDeepUndeclaredKey("delete");
+
+/** The most specific code for a shape failure at `path` (decisions.md §2). */
+function codeForPath(path: readonly PropertyKey[]): ErrorCode {
+  const last = path[path.length - 1];
+  const parent = path[path.length - 2];
+  if (last === "intent" || last === "default_intent" || last === "command") return "unknown_intent";
+  if (last === "effort") return "unknown_effort";
+  if (last === "model" || last === "explicit_model" || parent === "fallbacks") {
+    return "invalid_model_reference";
+  }
+  return "invalid_request";
+}
+
+/** Validates a parsed JSON body into a `TurnRequest` with every default filled in. */
+export function parseTurnRequest(body: unknown): Outcome<TurnRequest> {
+  const out = TurnRequestSchema(body);
+  if (out instanceof type.errors) {
+    const issues = out.map((e) => ({ path: formatPath(e.path), message: e.message }));
+    const first = issues[0];
+    return fail(
+      codeForPath(out[0].path),
+      `invalid request body: ${first.message}`,
+      { path: first.path, issues },
+    );
+  }
+  // The schema leaves intents and efforts as strings; the checks narrow them.
+  return checkTurnRequest(out as unknown as TurnRequest);
+}

@@ -1,0 +1,88 @@
+/**
+ * The Anthropic Messages request body (`POST {base}/v1/messages`). The system
+ * preamble is the top-level `system`; tool results travel as `tool_result`
+ * blocks in a user message; effort becomes an extended-thinking budget.
+ */
+import type { AssistantMessage, ChatMessage, CompletionRequest, Effort } from "./types.ts";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** `max_tokens` is required by the API; 4096 is the reply reserve of decisions.md §5. */
+const DEFAULT_MAX_TOKENS = 4096;
+/** The API's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+const THINKING_BUDGET: Record<Effort, number> = {
+  low: 1024,
+  medium: 4096,
+  high: 16384,
+  xhigh: 32768,
+};
+
+function assistantContent(message: AssistantMessage): unknown {
+  const calls = message.toolCalls ?? [];
+  const reasoning = (message.reasoning ?? []).filter((block) => block.signature !== undefined);
+  if (calls.length === 0 && reasoning.length === 0) return message.content;
+  const blocks: Record<string, unknown>[] = [];
+  // Signed thinking must precede tool use when the turn continues after tools.
+  for (const block of reasoning) {
+    blocks.push({ type: "thinking", thinking: block.text, signature: block.signature });
+  }
+  if (message.content !== "") blocks.push({ type: "text", text: message.content });
+  for (const call of calls) {
+    blocks.push({ type: "tool_use", id: call.callId, name: call.name, input: call.arguments });
+  }
+  return blocks;
+}
+
+function wireMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let results: Record<string, unknown>[] | undefined;
+  for (const message of messages) {
+    if (message.role === "tool") {
+      const block: Record<string, unknown> = {
+        type: "tool_result",
+        tool_use_id: message.callId,
+        content: message.content,
+      };
+      if (message.isError) block.is_error = true;
+      // Consecutive results answer one assistant turn: one user message holds them all.
+      if (results === undefined) {
+        results = [];
+        out.push({ role: "user", content: results });
+      }
+      results.push(block);
+      continue;
+    }
+    results = undefined;
+    if (message.role === "user") out.push({ role: "user", content: message.content });
+    else out.push({ role: "assistant", content: assistantContent(message) });
+  }
+  return out;
+}
+
+export function anthropicMessagesBody(request: CompletionRequest): Record<string, unknown> {
+  const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: request.model, max_tokens: maxTokens };
+  if (request.system) body.system = request.system;
+  body.messages = wireMessages(request.messages);
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+    }));
+  }
+  if (request.effort) {
+    // The budget must stay below max_tokens; too small a window means no thinking.
+    const budget = Math.min(THINKING_BUDGET[request.effort], maxTokens - 1);
+    if (budget >= MIN_THINKING_BUDGET) body.thinking = { type: "enabled", budget_tokens: budget };
+  }
+  body.stream = request.stream;
+  return body;
+}
+
+export function anthropicHeaders(apiKey?: string): Record<string, string> {
+  const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };
+  if (apiKey) headers["x-api-key"] = apiKey;
+  return headers;
+}

@@ -1,0 +1,103 @@
+/**
+ * The Gemini request (`POST {base}/v1beta/models/{model}:generateContent`, or
+ * `:streamGenerateContent?alt=sse`): contents of parts, `systemInstruction`,
+ * function declarations with JSON Schema, effort as a thinking budget.
+ */
+import { ProviderError } from "./errors.ts";
+import type { ChatMessage, CompletionRequest, Effort } from "./types.ts";
+
+/** Budgets within every 2.5 model's accepted range (flash tops out at 24576). */
+const THINKING_BUDGET: Record<Effort, number> = {
+  low: 1024,
+  medium: 8192,
+  high: 16384,
+  xhigh: 24576,
+};
+
+export function geminiPath(request: CompletionRequest): string {
+  const model = encodeURIComponent(request.model);
+  return request.stream
+    ? `/v1beta/models/${model}:streamGenerateContent?alt=sse`
+    : `/v1beta/models/${model}:generateContent`;
+}
+
+/** Function responses are matched by name, so each result needs its call's name. */
+function callNames(messages: readonly ChatMessage[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const call of message.toolCalls ?? []) names.set(call.callId, call.name);
+  }
+  return names;
+}
+
+function wireContents(provider: string, messages: readonly ChatMessage[]): unknown[] {
+  const names = callNames(messages);
+  const out: Record<string, unknown>[] = [];
+  let results: unknown[] | undefined;
+  for (const message of messages) {
+    if (message.role === "tool") {
+      const name = names.get(message.callId);
+      if (name === undefined) {
+        throw new ProviderError(
+          "invalid_request",
+          `tool result "${message.callId}" answers no tool call in the history`,
+          provider,
+        );
+      }
+      // "output" and "error" are the keys the API reference names for a function's result.
+      const response = message.isError ? { error: message.content } : { output: message.content };
+      if (results === undefined) {
+        results = [];
+        out.push({ role: "user", parts: results });
+      }
+      results.push({ functionResponse: { name, response } });
+      continue;
+    }
+    results = undefined;
+    if (message.role === "user") {
+      out.push({ role: "user", parts: [{ text: message.content }] });
+      continue;
+    }
+    const parts: Record<string, unknown>[] = [];
+    if (message.content !== "") parts.push({ text: message.content });
+    for (const call of message.toolCalls ?? []) {
+      const part: Record<string, unknown> = {
+        functionCall: { name: call.name, args: call.arguments },
+      };
+      if (call.signature !== undefined) part.thoughtSignature = call.signature;
+      parts.push(part);
+    }
+    out.push({ role: "model", parts });
+  }
+  return out;
+}
+
+export function geminiBody(provider: string, request: CompletionRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { contents: wireContents(provider, request.messages) };
+  if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = [{
+      functionDeclarations: request.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parametersJsonSchema: tool.parameters,
+      })),
+    }];
+  }
+  const config: Record<string, unknown> = {};
+  if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
+  if (request.effort) {
+    config.thinkingConfig = {
+      thinkingBudget: THINKING_BUDGET[request.effort],
+      includeThoughts: true,
+    };
+  }
+  if (Object.keys(config).length > 0) body.generationConfig = config;
+  return body;
+}
+
+export function geminiHeaders(apiKey?: string): Record<string, string> {
+  // The key goes in its header, never in the `?key=` query the API also accepts.
+  return apiKey ? { "x-goog-api-key": apiKey } : {};
+}

@@ -1,0 +1,167 @@
+/**
+ * One HTTP call to a provider, as a resource with a lifecycle: the timeout
+ * covers the whole call (a stalled stream included), the caller's signal stops
+ * the upstream fetch at once, and every transport failure comes out as a
+ * categorised `ProviderError`. Adapters only build bodies and read events.
+ */
+import { ProviderError } from "./errors.ts";
+import { type ErrorDetailReader, errorFromStatus, redact } from "./error_summary.ts";
+import type { ProviderTarget } from "./types.ts";
+import { type SseEvent, sseEvents } from "./sse_parser.ts";
+import { ndjsonLines } from "./ndjson_parser.ts";
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+export class ProviderCall {
+  readonly #target: ProviderTarget;
+  readonly #controller = new AbortController();
+  readonly #callerSignal?: AbortSignal;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #stopped: Promise<never>;
+  #timedOut = false;
+  #onCallerAbort = () => this.#controller.abort();
+
+  constructor(target: ProviderTarget, signal?: AbortSignal) {
+    this.#target = target;
+    this.#callerSignal = signal;
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#controller.abort();
+    }, target.timeoutMs);
+    // Reads race this promise, so a stalled body cannot outlive the deadline
+    // even where a runtime does not fail pending reads on abort.
+    this.#stopped = new Promise<never>((_, reject) => {
+      this.#controller.signal.addEventListener("abort", () => reject(this.#stopError()));
+    });
+    this.#stopped.catch(() => {});
+    if (signal?.aborted) this.#controller.abort();
+    else signal?.addEventListener("abort", this.#onCallerAbort, { once: true });
+  }
+
+  get provider(): string {
+    return this.#target.provider;
+  }
+
+  /** POSTs JSON; a non-2xx answer is read, summarised and thrown. */
+  async post(
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+    readDetail: ErrorDetailReader,
+  ): Promise<Response> {
+    const url = joinUrl(this.#target.baseUrl, path);
+    let response: Response;
+    try {
+      response = await Promise.race([
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify(body),
+          signal: this.#controller.signal,
+        }),
+        this.#stopped,
+      ]);
+    } catch (error) {
+      throw this.#translate(error, "could not reach");
+    }
+    if (!response.ok) {
+      const text = await this.#readText(response, MAX_ERROR_BODY);
+      throw errorFromStatus(
+        this.provider,
+        response.status,
+        text,
+        readDetail,
+        this.#target.apiKey,
+      );
+    }
+    return response;
+  }
+
+  /** The whole body as text (a buffered answer). */
+  readText(response: Response): Promise<string> {
+    return this.#readText(response, Number.POSITIVE_INFINITY);
+  }
+
+  /** The body as server-sent events. */
+  sse(response: Response): AsyncGenerator<SseEvent> {
+    return this.#iterate(response, sseEvents());
+  }
+
+  /** The body as newline-delimited records. */
+  ndjson(response: Response): AsyncGenerator<string> {
+    return this.#iterate(response, ndjsonLines());
+  }
+
+  /** Ends the call: clears the deadline and drops the connection if still open. */
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
+    if (!this.#controller.signal.aborted) this.#controller.abort();
+  }
+
+  async *#iterate<T>(response: Response, parser: TransformStream<string, T>): AsyncGenerator<T> {
+    if (response.body === null) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(parser)
+      .getReader();
+    try {
+      while (true) {
+        let step: ReadableStreamReadResult<T>;
+        try {
+          step = await Promise.race([reader.read(), this.#stopped]);
+        } catch (error) {
+          throw this.#translate(error, "lost the stream from");
+        }
+        if (step.done) return;
+        yield step.value;
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  async #readText(response: Response, limit: number): Promise<string> {
+    let text = "";
+    for await (const chunk of this.#iterate(response, passThrough())) {
+      text += chunk;
+      if (text.length >= limit) break;
+    }
+    return text;
+  }
+
+  #stopError(): unknown {
+    if (this.#timedOut) {
+      return new ProviderError(
+        "timeout",
+        `${this.provider} did not answer within ${this.#target.timeoutMs} ms`,
+        this.provider,
+      );
+    }
+    if (this.#callerSignal?.aborted) return this.#callerSignal.reason;
+    return new ProviderError(
+      "provider_unavailable",
+      `call to ${this.provider} closed`,
+      this.provider,
+    );
+  }
+
+  /** Whatever went wrong on the wire, as the error the caller should see. */
+  #translate(error: unknown, doing: string): unknown {
+    if (error instanceof ProviderError) return error;
+    if (this.#controller.signal.aborted) return this.#stopError();
+    const detail = error instanceof Error ? error.message : String(error);
+    return new ProviderError(
+      "provider_unavailable",
+      redact(`${this.provider}: ${doing} provider: ${detail}`, this.#target.apiKey),
+      this.provider,
+    );
+  }
+}
+
+function passThrough(): TransformStream<string, string> {
+  return new TransformStream<string, string>();
+}
+
+/** Appends a path to a base URL, keeping the base's own path (e.g. `/v1`). */
+export function joinUrl(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, "") + (path.startsWith("/") ? path : `/${path}`);
+}

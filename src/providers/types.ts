@@ -1,0 +1,130 @@
+import type { WireProtocol } from "./registry.ts";
+
+/**
+ * The provider-neutral shape of one model call and of what comes back. Every
+ * wire adapter (OpenAI Chat Completions, Anthropic Messages, Gemini, Ollama)
+ * translates this request to its protocol and its answer to `ProviderEvent`s,
+ * so the run engine handles one shape whatever the provider and whether the
+ * call was streamed or buffered.
+ */
+
+export const EFFORTS = ["low", "medium", "high", "xhigh"] as const;
+export type Effort = typeof EFFORTS[number];
+
+/** A tool call the model made, as it is replayed in history. */
+export interface ToolCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+  /** Gemini's `thoughtSignature` for this call, echoed back on the next request. */
+  readonly signature?: string;
+}
+
+/** A reasoning block kept for replay (Anthropic requires signed thinking before tool use). */
+export interface ReasoningBlock {
+  readonly text: string;
+  readonly signature?: string;
+}
+
+export interface UserMessage {
+  readonly role: "user";
+  readonly content: string;
+}
+
+export interface AssistantMessage {
+  readonly role: "assistant";
+  readonly content: string;
+  readonly toolCalls?: readonly ToolCall[];
+  readonly reasoning?: readonly ReasoningBlock[];
+}
+
+/** The result of one tool call; the tool's name is found from the call in history. */
+export interface ToolResultMessage {
+  readonly role: "tool";
+  readonly callId: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+export type ChatMessage = UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface CompletionRequest {
+  readonly model: string;
+  /** System preamble; absent or empty sends none. */
+  readonly system?: string;
+  readonly messages: readonly ChatMessage[];
+  readonly tools?: readonly ToolSpec[];
+  /** Set only for models that support reasoning effort (decisions.md §5). */
+  readonly effort?: Effort;
+  readonly maxOutputTokens?: number;
+  readonly stream: boolean;
+  /** Aborting stops the upstream call at once; the iteration then throws the abort reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** Where and how to call: the provider id is used only in error messages. */
+export interface ProviderTarget {
+  readonly provider: string;
+  /** Base URL as configured (decisions.md §11), without a trailing slash needed. */
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+  /** Covers the whole call, a stalled stream included. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Token counts as the provider reported them; a count the provider did not
+ * report is absent, never zero. `inputTokens` counts every prompt token,
+ * cached ones included; `cachedInputTokens` is the part read from a cache.
+ */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** Why generation stopped, normalised; `providerReason` keeps the provider's word. */
+export type StopReason = "stop" | "tool_calls" | "max_tokens" | "refused" | "other";
+
+export type ProviderEvent =
+  | { readonly type: "text_delta"; readonly delta: string }
+  | { readonly type: "reasoning_delta"; readonly delta: string }
+  | { readonly type: "reasoning_signature"; readonly signature: string }
+  | {
+    readonly type: "tool_call_started";
+    readonly callId: string;
+    readonly name: string;
+    readonly index: number;
+  }
+  | {
+    readonly type: "tool_call_complete";
+    readonly callId: string;
+    readonly name: string;
+    readonly index: number;
+    readonly arguments: Record<string, unknown>;
+    readonly signature?: string;
+  }
+  | { readonly type: "usage"; readonly usage: TokenUsage }
+  | {
+    readonly type: "end";
+    readonly stopReason: StopReason;
+    readonly providerReason?: string;
+  };
+
+/**
+ * One wire protocol. `invoke` yields events in order and ends after exactly
+ * one `end` event; any failure is thrown as a `ProviderError` (an abort throws
+ * the signal's reason instead).
+ */
+export interface ProviderAdapter {
+  readonly protocol: WireProtocol;
+  invoke(target: ProviderTarget, request: CompletionRequest): AsyncIterable<ProviderEvent>;
+}

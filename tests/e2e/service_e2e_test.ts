@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createScratchDatabase } from "../support/databases.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const onBun = process.versions.bun !== undefined;
+const runtime = onBun ? "Bun" : "Deno";
+
+/** The service as a user starts it, under the runtime running this test, on a free port. */
+interface Running {
+  url: string;
+  /** Sends SIGTERM and resolves with what the service logged once it has exited. */
+  stop(): Promise<string>;
+}
+
+function startService(env: Record<string, string>): Promise<Running> {
+  const args = onBun ? ["src/runtime/bun.ts"] : ["run", "--allow-all", "src/runtime/deno.ts"];
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  delete base.ROUTER_CONFIG;
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...base, PORT: "0", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`service did not start within 60 s:\n${output}`));
+    }, 60_000);
+    child.stderr!.on("data", (chunk: Uint8Array) => {
+      output += new TextDecoder().decode(chunk);
+      const line = output.split("\n").find((l) => l.includes('"msg":"listening"'));
+      if (!line) return;
+      clearTimeout(timer);
+      resolve({
+        url: JSON.parse(line).url,
+        stop: () =>
+          new Promise((done) => {
+            child.once("exit", () => done(output));
+            child.kill("SIGTERM");
+          }),
+      });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function http(
+  base: string,
+  method: string,
+  path: string,
+  init: { token?: string; headers?: Record<string, string>; body?: unknown } = {},
+) {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** bootstrap → sign-in → sessions → sign-out over real HTTP, then a restart on the same data. */
+async function fullFlow(env: Record<string, string>) {
+  let service = await startService(env);
+  const status = await http(service.url, "GET", "/status");
+  assert.deepEqual(status, { status: 200, body: { status: "ok", version: "0.1.0-alpha.1" } });
+
+  const boot = await http(service.url, "POST", "/api/v1/auth/bootstrap");
+  assert.equal(boot.status, 201);
+  const signIn = await http(service.url, "POST", "/api/v1/auth/sign-in", {
+    headers: { "X-Router-Api-Key": boot.body.api_key },
+  });
+  assert.equal(signIn.status, 200);
+  const token = signIn.body.token;
+  assert.deepEqual((await http(service.url, "GET", "/api/v1/auth/me", { token })).body, {
+    user_id: boot.body.user_id,
+  });
+
+  const created = await http(service.url, "POST", "/api/v1/sessions", {
+    token,
+    body: { title: "E2E", scope: "e2e" },
+  });
+  assert.equal(created.status, 201);
+  const id = created.body.session.id;
+  const renamed = await http(service.url, "PUT", `/api/v1/sessions/${id}`, {
+    token,
+    body: { title: "E2E renamed" },
+  });
+  assert.equal(renamed.body.session.title, "E2E renamed");
+  const listed = await http(service.url, "GET", "/api/v1/sessions?scope=e2e", { token });
+  assert.deepEqual(listed.body.sessions.map((s: { id: string }) => s.id), [id]);
+  const out = await http(service.url, "POST", "/api/v1/auth/sign-out", { token });
+  assert.deepEqual(out.body, { revoked: true });
+  assert.equal(
+    (await http(service.url, "GET", "/api/v1/auth/me", { token })).body.error.code,
+    "token_revoked",
+  );
+  // A clean shutdown: the signal handler ran (how the exit is reported differs by runtime).
+  const logged = await service.stop();
+  assert.match(logged, /"msg":"shutting down"/);
+  assert.doesNotMatch(logged, /"level":"error"/);
+
+  // Everything survives a restart of the service.
+  service = await startService(env);
+  try {
+    const again = await http(service.url, "POST", "/api/v1/auth/sign-in", {
+      headers: { "X-Router-Api-Key": boot.body.api_key },
+    });
+    assert.equal(again.status, 200);
+    assert.equal(
+      (await http(service.url, "GET", "/api/v1/auth/me", { token })).body.error.code,
+      "token_revoked",
+    );
+    const detail = await http(service.url, "GET", `/api/v1/sessions/${id}`, {
+      token: again.body.token,
+    });
+    assert.equal(detail.status, 200);
+    assert.equal(detail.body.session.title, "E2E renamed");
+    const deleted = await http(service.url, "DELETE", `/api/v1/sessions/${id}`, {
+      token: again.body.token,
+    });
+    assert.deepEqual(deleted.body, { deleted: true });
+  } finally {
+    await service.stop();
+  }
+}
+
+describe(`the service under ${runtime}`, () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const c of cleanups) await c();
+  });
+
+  test("full flow on the embedded store in a data directory, surviving a restart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "switchyard-e2e-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await fullFlow({ ROUTER_STORAGE_PATH: join(dir, "data") });
+  });
+
+  if (process.env.DATABASE_URL) {
+    test("full flow on PostgreSQL, surviving a restart", async () => {
+      const scratch = await createScratchDatabase(process.env.DATABASE_URL!);
+      cleanups.push(() => scratch.drop());
+      await fullFlow({ DATABASE_URL: scratch.url });
+    });
+  }
+
+  test("a bad configuration stops start-up with one line naming the key", async () => {
+    await assert.rejects(startService({ ROUTER_PORT: "seventy" }), (e: Error) => {
+      assert.match(e.message, /exited with 1/);
+      assert.match(
+        e.message,
+        /invalid configuration: router\.port: expected an integer from 0 to 65535, got "seventy"/,
+      );
+      return true;
+    });
+  });
+});

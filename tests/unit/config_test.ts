@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "switchyard-config-"));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+async function configError(args: string[], env: Record<string, string>): Promise<string> {
+  try {
+    await loadConfig(args, env);
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.equal(e.message.includes("\n"), false, "one line");
+    return e.message;
+  }
+  assert.fail("expected a configuration error");
+}
+
+describe("configuration", () => {
+  test("defaults match the contract", async () => {
+    const c = await loadConfig([], {});
+    assert.deepEqual(c, {
+      host: "127.0.0.1",
+      port: 7331,
+      databaseUrl: undefined,
+      storagePath: "./data",
+      auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
+      limits: { maxRequestBodyBytes: 10485760, providerTimeoutMs: 180000 },
+      providers: {},
+    });
+  });
+
+  test("reads every key from the file named by --config", async () => {
+    const path = await file(
+      "full.toml",
+      `[router]
+host = "0.0.0.0"
+port = 8080
+[router.database]
+url = "postgres://u@db:5432/app"
+[router.storage]
+path = "/var/lib/switchyard"
+[router.auth]
+token_ttl_seconds = 60
+bootstrap_enabled = false
+[router.limits]
+max_request_body_bytes = 2048
+provider_timeout_ms = 5000
+[router.providers.openai]
+base_url = "http://127.0.0.1:9999/v1"
+[router.providers."openai-compat:lmstudio"]
+base_url = "http://127.0.0.1:1234/v1"
+local = true
+display_name = "LM Studio"
+models = ["qwen3-8b"]
+`,
+    );
+    for (const args of [["--config", path], [`--config=${path}`]]) {
+      const c = await loadConfig(args, {});
+      assert.equal(c.host, "0.0.0.0");
+      assert.equal(c.port, 8080);
+      assert.equal(c.databaseUrl, "postgres://u@db:5432/app");
+      assert.equal(c.storagePath, "/var/lib/switchyard");
+      assert.deepEqual(c.auth, { tokenTtlSeconds: 60, bootstrapEnabled: false });
+      assert.deepEqual(c.limits, { maxRequestBodyBytes: 2048, providerTimeoutMs: 5000 });
+      assert.deepEqual(c.providers, {
+        openai: { base_url: "http://127.0.0.1:9999/v1" },
+        "openai-compat:lmstudio": {
+          base_url: "http://127.0.0.1:1234/v1",
+          local: true,
+          display_name: "LM Studio",
+          models: ["qwen3-8b"],
+        },
+      });
+    }
+  });
+
+  test("ROUTER_CONFIG names the file when --config is absent", async () => {
+    const path = await file("env.toml", "[router]\nport = 9000\n");
+    assert.equal((await loadConfig([], { ROUTER_CONFIG: path })).port, 9000);
+  });
+
+  test("variables win over the file, ROUTER_* over PORT and DATABASE_URL", async () => {
+    const path = await file(
+      "over.toml",
+      "[router]\nport = 9000\n[router.auth]\ntoken_ttl_seconds = 5\n",
+    );
+    const c = await loadConfig(["--config", path], {
+      ROUTER_AUTH_TOKEN_TTL_SECONDS: "120",
+      ROUTER_AUTH_BOOTSTRAP_ENABLED: "false",
+      PORT: "9100",
+      DATABASE_URL: "postgres://a@h/d",
+      ROUTER_LIMITS_MAX_REQUEST_BODY_BYTES: "10",
+      ROUTER_PROVIDERS_OLLAMA_BASE_URL: "http://127.0.0.1:1/",
+    });
+    assert.equal(c.port, 9100);
+    assert.equal(c.auth.tokenTtlSeconds, 120);
+    assert.equal(c.auth.bootstrapEnabled, false);
+    assert.equal(c.databaseUrl, "postgres://a@h/d");
+    assert.equal(c.limits.maxRequestBodyBytes, 10);
+    assert.deepEqual(c.providers.ollama, { base_url: "http://127.0.0.1:1/" });
+    const both = await loadConfig([], {
+      PORT: "1",
+      ROUTER_PORT: "2",
+      DATABASE_URL: "postgres://x/y",
+      ROUTER_DATABASE_URL: "postgres://z/w",
+    });
+    assert.equal(both.port, 2);
+    assert.equal(both.databaseUrl, "postgres://z/w");
+  });
+
+  test("a bad value stops start-up with one line naming the key", async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ ROUTER_PORT: "abc" }, "router.port"],
+      [{ PORT: "70000" }, "router.port"],
+      [{ ROUTER_AUTH_TOKEN_TTL_SECONDS: "0" }, "router.auth.token_ttl_seconds"],
+      [{ ROUTER_AUTH_TOKEN_TTL_SECONDS: "1.5" }, "router.auth.token_ttl_seconds"],
+      [{ ROUTER_AUTH_BOOTSTRAP_ENABLED: "maybe" }, "router.auth.bootstrap_enabled"],
+      [{ ROUTER_LIMITS_PROVIDER_TIMEOUT_MS: "-1" }, "router.limits.provider_timeout_ms"],
+      [{ DATABASE_URL: "mysql://x/y" }, "router.database.url"],
+      [{ ROUTER_PROVIDERS_OPENAI_BASE_URL: "not a url" }, "router.providers.openai.base_url"],
+    ];
+    for (const [env, key] of cases) {
+      const message = await configError([], env);
+      assert.match(
+        message,
+        new RegExp(`^invalid configuration: ${key.replaceAll(".", "\\.")}: `),
+        message,
+      );
+    }
+  });
+
+  test("file mistakes name the key too", async () => {
+    const cases: [string, string][] = [
+      ['[router]\nport = "80"\n', "router.port"],
+      ["[router]\nprot = 80\n", "router.prot"],
+      ["[server]\nport = 80\n", "server"],
+      ['[router.auth]\nbootstrap_enabled = "yes"\n', "router.auth.bootstrap_enabled"],
+      ['[router.providers.openia]\nbase_url = "http://x"\n', "router.providers.openia"],
+      ["[router.providers.openai]\nlocal = true\n", "router.providers.openai.local"],
+      [
+        '[router.providers."openai-compat:Bad Name"]\nbase_url = "http://x"\n',
+        "router.providers.openai-compat:Bad Name",
+      ],
+      [
+        '[router.providers."openai-compat:lm"]\nlocal = true\n',
+        'router.providers."openai-compat:lm".base_url',
+      ],
+      [
+        '[router.providers."openai-compat:lm"]\nbase_url = "http://x"\nmodels = [1]\n',
+        "router.providers.openai-compat:lm.models",
+      ],
+    ];
+    for (const [i, [text, key]] of cases.entries()) {
+      const path = await file(`bad${i}.toml`, text);
+      const message = await configError(["--config", path], {});
+      assert.ok(message.startsWith(`invalid configuration: ${key}: `), message);
+    }
+  });
+
+  test("an unreadable or unparseable explicit file is an error; a missing default file is not", async () => {
+    assert.match(
+      await configError(["--config", join(dir, "absent.toml")], {}),
+      /^invalid configuration: --config: cannot read file/,
+    );
+    assert.match(
+      await configError([], { ROUTER_CONFIG: join(dir, "absent.toml") }),
+      /ROUTER_CONFIG/,
+    );
+    const broken = await file("broken.toml", "[router\nport=");
+    assert.match(await configError(["--config", broken], {}), /not valid TOML/);
+  });
+});
