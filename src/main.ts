@@ -2,10 +2,13 @@ import process from "node:process";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createModelCache } from "./providers/model_cache.ts";
+import { buildRegistry, type Registry } from "./providers/registry.ts";
 import { uuidv7 } from "./platform/ids.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
 import { openStore } from "./store/open.ts";
+import type { PgliteAssets } from "./store/pglite_driver.ts";
 import { VERSION } from "./version.ts";
 
 /** What a runtime entry provides: a way to serve a handler. Nothing else knows the runtime. */
@@ -15,6 +18,12 @@ export type Serve = (options: {
   handler: Handler;
 }) => Promise<{ url: string; close(): Promise<void> }>;
 
+export interface Runtime {
+  serve: Serve;
+  /** Embedded PGlite assets, for a single-file build that cannot read them from node_modules. */
+  pgliteAssets?: () => Promise<PgliteAssets>;
+}
+
 export interface Service {
   url: string;
   config: Config;
@@ -23,30 +32,44 @@ export interface Service {
 }
 
 /** Opens the store and applies pending migrations. */
-async function openMigratedStore(config: Config, logger: Logger): Promise<Db> {
-  const db = await openStore(config);
+async function openMigratedStore(config: Config, runtime: Runtime, logger: Logger): Promise<Db> {
+  const db = await openStore(config, runtime.pgliteAssets);
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
   return db;
+}
+
+/** The provider registry of `config`; a bad provider setting stops start-up naming its key. */
+export function registryFromConfig(config: Config): Registry {
+  const built = buildRegistry({ providers: config.providers });
+  if (built.ok) return built.value;
+  const key = String(built.failure.details?.key ?? "router.providers");
+  const prefix = `invalid configuration ${key}: `;
+  const message = built.failure.message;
+  const problem = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  throw new ConfigError(key, problem);
 }
 
 /** Configuration → store → handler → serve. */
 export async function startService(
   args: readonly string[],
   env: Record<string, string | undefined>,
-  serve: Serve,
+  runtime: Runtime,
   logger: Logger = createLogger((line) => console.error(line)),
 ): Promise<Service> {
   const config = await loadConfig(args, env);
-  const db = await openMigratedStore(config, logger);
+  const registry = registryFromConfig(config);
+  const db = await openMigratedStore(config, runtime, logger);
   const handler = createHandler({
     db,
     config,
     logger,
     now: () => new Date(),
     newId: () => uuidv7(),
+    registry,
+    listingCache: createModelCache(),
   });
-  const server = await serve({ hostname: config.host, port: config.port, handler });
+  const server = await runtime.serve({ hostname: config.host, port: config.port, handler });
   logger.info("listening", {
     url: server.url,
     version: VERSION,
@@ -70,16 +93,16 @@ export async function startService(
 export async function runCli(
   args: readonly string[],
   env: Record<string, string | undefined>,
-  serve: Serve,
+  runtime: Runtime,
 ): Promise<void> {
   const logger = createLogger((line) => console.error(line));
   try {
     if (args[0] === "migrate") {
-      const db = await openMigratedStore(await loadConfig(args.slice(1), env), logger);
+      const db = await openMigratedStore(await loadConfig(args.slice(1), env), runtime, logger);
       await db.close();
       return;
     }
-    const service = await startService(args, env, serve, logger);
+    const service = await startService(args, env, runtime, logger);
     let stopping = false;
     const stop = async () => {
       if (stopping) return;

@@ -1,10 +1,15 @@
 // The Bun entry: the only file that knows it runs on Bun.
+import initdbWasm from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
+import pgliteData from "@electric-sql/pglite/pglite.data" with { type: "file" };
+import pgliteWasm from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
 import { runCli, type Serve } from "../main.ts";
+import type { PgliteAssets } from "../store/pglite_driver.ts";
 
 // The little of Bun's API this entry uses, so the Deno type check needs no Bun types.
 declare const Bun: {
   argv: string[];
   env: Record<string, string | undefined>;
+  file(path: string): Blob;
   serve(options: {
     hostname: string;
     port: number;
@@ -30,4 +35,12 @@ const serve: Serve = ({ hostname, port, handler }) => {
   });
 };
 
-await runCli(Bun.argv.slice(2), { ...Bun.env }, serve);
+// Imported as files, PGlite's assets are embedded by `bun build --compile`, so the
+// single-file binary runs the embedded database without node_modules.
+const pgliteAssets = async (): Promise<PgliteAssets> => ({
+  pgliteWasmModule: await WebAssembly.compile(await Bun.file(pgliteWasm).arrayBuffer()),
+  initdbWasmModule: await WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()),
+  fsBundle: Bun.file(pgliteData),
+});
+
+await runCli(Bun.argv.slice(2), { ...Bun.env }, { serve, pgliteAssets });

@@ -14,4 +14,4 @@ const serve: Serve = ({ hostname, port, handler }) =>
     }, handler);
   });
 
-await runCli(Deno.args, Deno.env.toObject(), serve);
+await runCli(Deno.args, Deno.env.toObject(), { serve });

@@ -1,9 +1,22 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { Db, Queryable } from "./db.ts";
 
+/**
+ * PGlite's WASM modules and file-system bundle, for a build where they cannot be
+ * read from node_modules (a single-file binary embeds them and passes them in).
+ */
+export interface PgliteAssets {
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
+  fsBundle: Blob;
+}
+
 /** Embedded PostgreSQL (WASM). `path` is a data directory, or `memory://` to keep nothing. */
-export async function openPglite(path: string): Promise<Db> {
-  const pg = await PGlite.create(path === "memory://" ? undefined : path);
+export async function openPglite(path: string, assets?: PgliteAssets): Promise<Db> {
+  const pg = await PGlite.create({
+    ...(path === "memory://" ? {} : { dataDir: path }),
+    ...assets,
+  });
   const wrap = (q: PGlite | Transaction): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       return (await q.query<T>(text, params as unknown[])).rows;
