@@ -1,15 +1,8 @@
+import type { MessageRecord, SessionRecord } from "../core/session_view.ts";
 import type { Queryable } from "./db.ts";
 
-export interface SessionRow {
-  id: string;
+export interface SessionRow extends SessionRecord {
   user_id: string;
-  title: string | null;
-  scope: string | null;
-  key_id: string | null;
-  archived: boolean;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
 }
 
 const COLUMNS = "id, user_id, title, scope, key_id, archived, metadata, created_at, updated_at";
@@ -90,15 +83,8 @@ export async function deleteSession(db: Queryable, userId: string, id: string): 
   return rows.length > 0;
 }
 
-export interface MessageRow {
-  role: string;
-  content: Record<string, unknown>;
-  provider: string | null;
-  model: string | null;
-}
-
-export async function listMessages(db: Queryable, sessionId: string): Promise<MessageRow[]> {
-  return await db.query<MessageRow>(
+export async function listMessages(db: Queryable, sessionId: string): Promise<MessageRecord[]> {
+  return await db.query<MessageRecord>(
     "SELECT role, content, provider, model FROM messages WHERE session_id = $1 ORDER BY seq",
     [sessionId],
   );
