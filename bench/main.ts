@@ -1,11 +1,17 @@
-// Benchmarks, printed as a table: `deno task bench` (or `bun bench/main.ts`).
-// In-process handler latency for the foundation endpoints on the embedded store.
+// Benchmarks, printed as tables: `deno task bench` (or `bun bench/main.ts`).
+// In-process handler latency for the foundation endpoints on the embedded store,
+// in-process routing decision latency, and POST …/preview over real HTTP.
 import { createHandler } from "../src/http/handler.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { uuidv7 } from "../src/platform/ids.ts";
 import { migrate } from "../src/store/migrate.ts";
 import { openPglite } from "../src/store/pglite_driver.ts";
+import { registryFromConfig } from "../src/main.ts";
+import { createModelCache } from "../src/providers/model_cache.ts";
+import { runDecisionBench } from "./decision.ts";
+import { printTable } from "./measure.ts";
+import { runPreviewHttpBench } from "./preview_http.ts";
 
 interface Row {
   name: string;
@@ -48,6 +54,8 @@ const handler = createHandler({
   logger: createLogger(() => {}),
   now: () => new Date(),
   newId: () => uuidv7(),
+  registry: registryFromConfig(config),
+  listingCache: createModelCache(),
 });
 const send = async (
   method: string,
@@ -105,3 +113,12 @@ for (const r of rows) {
     `| ${r.name} | ${r.iterations} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${Math.round(r.perSecond)} |`,
   );
 }
+
+printTable(
+  "Routing decision in process (previewTurn): 100 classification rules, 100 routing rules, 50 attachments; target p99 < 0.5 ms",
+  runDecisionBench(),
+);
+printTable(
+  "POST /api/v1/sessions/{id}/preview over HTTP (the service on this runtime, memory store, listings from fake providers, cached)",
+  await runPreviewHttpBench(),
+);

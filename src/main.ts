@@ -8,6 +8,7 @@ import { uuidv7 } from "./platform/ids.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
 import { openStore } from "./store/open.ts";
+import { openSupersedeSignals } from "./store/supersede_signal.ts";
 import type { PgliteAssets } from "./store/pglite_driver.ts";
 import { VERSION } from "./version.ts";
 
@@ -60,6 +61,8 @@ export async function startService(
   const config = await loadConfig(args, env);
   const registry = registryFromConfig(config);
   const db = await openMigratedStore(config, runtime, logger);
+  // One LISTEN connection per instance; on the embedded store it never signals.
+  const signals = await openSupersedeSignals(config.databaseUrl);
   const handler = createHandler({
     db,
     config,
@@ -68,6 +71,8 @@ export async function startService(
     newId: () => uuidv7(),
     registry,
     listingCache: createModelCache(),
+    signals,
+    instanceId: uuidv7(),
   });
   const server = await runtime.serve({ hostname: config.host, port: config.port, handler });
   logger.info("listening", {
@@ -81,6 +86,7 @@ export async function startService(
     db,
     async close() {
       await server.close();
+      await signals.close();
       await db.close();
     },
   };

@@ -12,6 +12,12 @@ export interface CandidateEnvironment {
   known_providers: ReadonlySet<string>;
   /** Providers a credential header was sent for. */
   credential_providers: ReadonlySet<string>;
+  /**
+   * Providers whose listing failed for this request, with the listing's
+   * reason (e.g. `timeout`): none of their models is usable. A provider left
+   * unlisted for missing credentials is not here; the credential check says so.
+   */
+  unavailable_providers?: ReadonlyMap<string, string>;
   local_required: boolean;
   /** `privacy.local.mode` deny with required workspace content. */
   local_barred: boolean;
@@ -24,6 +30,7 @@ export interface CandidateEnvironment {
 export type SkipCheck =
   | "reference"
   | "provider"
+  | "listing"
   | "catalog"
   | "credentials"
   | "locality"
@@ -79,6 +86,8 @@ export function checkCandidate(
   if (!env.known_providers.has(ref.provider)) {
     return { check: "provider", reason: `unknown provider '${ref.provider}'` };
   }
+  const down = env.unavailable_providers?.get(ref.provider);
+  if (down !== undefined) return { check: "listing", reason: `provider listing failed (${down})` };
   const model = findModel(env.catalog, ref.provider, ref.model);
   if (model === undefined) return { check: "catalog", reason: "not in the catalog" };
   if (needsCredentials(model, env.credential_providers)) {

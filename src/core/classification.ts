@@ -52,10 +52,17 @@ function evaluate(
 ): RuleMatch | null {
   let keyword: RuleMatch["keyword"] = null;
   if (rule.keywords !== undefined && rule.keywords.length > 0) {
-    const exact = rule.keywords.find((kw) => matchKeyword(prompt, kw, false) === "exact");
-    const typo = exact === undefined && allowTypos
-      ? rule.keywords.find((kw) => matchKeyword(prompt, kw, true) === "typo")
-      : undefined;
+    // The first keyword found exactly, else the first found by a typo (when allowed).
+    let exact: string | undefined;
+    let typo: string | undefined;
+    for (const kw of rule.keywords) {
+      const kind = matchKeyword(prompt, kw, allowTypos);
+      if (kind === "exact") {
+        exact = kw;
+        break;
+      }
+      if (kind === "typo") typo ??= kw;
+    }
     if (exact !== undefined) keyword = { text: exact, kind: "exact" };
     else if (typo !== undefined) keyword = { text: typo, kind: "typo" };
     else return null;
@@ -118,10 +125,12 @@ export function classify(
   const { rules, default_intent } = request.policy.classification;
   const prompt = words(text);
   const contexts = availableContextKinds(request.workspace);
-  const exactFirst = firstMatch(rules, prompt, contexts, false);
-  const anyExactKeyword = rules.some((rule, i) =>
-    evaluate(rule, i, prompt, contexts, false)?.keyword?.kind === "exact"
-  );
+  // One exact pass over every rule tells both the first match and whether any
+  // keyword matched exactly; only without an exact keyword are typos tried.
+  const order = rulesInOrder(rules);
+  const exact = order.map((i) => evaluate(rules[i], i, prompt, contexts, false));
+  const exactFirst = exact.find((m) => m !== null) ?? null;
+  const anyExactKeyword = exact.some((m) => m?.keyword?.kind === "exact");
   const match = anyExactKeyword ? exactFirst : firstMatch(rules, prompt, contexts, true);
   if (match === null) {
     return {

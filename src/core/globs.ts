@@ -23,14 +23,34 @@ export function toPicomatchPattern(glob: string): string {
 }
 
 /** `null` when the glob is invalid (empty, unbalanced brackets, braces or parentheses). */
-export function compileGlob(glob: string): PathMatcher | null {
+function compileUncached(glob: string): PathMatcher | null {
   if (glob === "" || glob === "/") return null;
   try {
-    const isMatch = picomatch(toPicomatchPattern(glob), OPTIONS);
-    return (path) => isMatch(path);
+    // What picomatch's own matcher does for these options, without the result
+    // object it builds on every call: the pattern itself, else its regex.
+    const pattern = toPicomatchPattern(glob);
+    const regex = picomatch.makeRe(pattern, OPTIONS);
+    return (path) => path !== "" && (path === pattern || regex.test(path));
   } catch {
     return null;
   }
+}
+
+/**
+ * Compiling a glob costs far more than matching it, and a policy's globs are
+ * the same turn after turn: compiled matchers are kept, keyed by the glob. A
+ * matcher is a pure function of its glob, so the memo changes no answer.
+ */
+const COMPILED = new Map<string, PathMatcher | null>();
+const MAX_COMPILED = 4096;
+
+export function compileGlob(glob: string): PathMatcher | null {
+  const known = COMPILED.get(glob);
+  if (known !== undefined || COMPILED.has(glob)) return known ?? null;
+  if (COMPILED.size >= MAX_COMPILED) COMPILED.clear();
+  const matcher = compileUncached(glob);
+  COMPILED.set(glob, matcher);
+  return matcher;
 }
 
 export function isValidGlob(glob: string): boolean {

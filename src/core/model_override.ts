@@ -2,11 +2,13 @@
  * An `explicit_model` override (decisions.md §5): no fallbacks and no rule
  * gates, refused in this order: malformed reference, malformed provider id,
  * unknown provider, model not in the catalog, remote model while local is
- * required (or local model while local models are barred), missing credential;
- * then a window that cannot fit the required context.
+ * required (or local model while local models are barred), missing credential,
+ * a provider whose listing failed for this request; then a window that cannot
+ * fit the required context. A provider that could not be listed cannot say
+ * whether it has the model, so its failure answers before `unknown_model`.
  */
 import { findModel, fitsWindow, needsCredentials, replyReserve } from "./candidate_walk.ts";
-import { fail, ok, type Outcome } from "./errors.ts";
+import { type ErrorCode, fail, ok, type Outcome } from "./errors.ts";
 import type { ModelDescriptor } from "./model.ts";
 import { isWellFormedProviderId, parseModelReference } from "./model_reference.ts";
 import type { LocalReason } from "./locality.ts";
@@ -15,10 +17,26 @@ export interface OverrideEnvironment {
   catalog: readonly ModelDescriptor[];
   known_providers: ReadonlySet<string>;
   credential_providers: ReadonlySet<string>;
+  /** Providers whose listing failed for this request, with the listing's reason. */
+  unavailable_providers?: ReadonlyMap<string, string>;
   local_reasons: readonly LocalReason[];
   local_barred: boolean;
   required_tokens: number;
   is_valid_provider_id?: (id: string) => boolean;
+}
+
+/** A failed listing as the error an override meets; every one answers 503. */
+function providerDown(provider: string, model: string, reason: string): Outcome<never> {
+  const code: ErrorCode = reason === "invalid_credentials"
+    ? "invalid_provider_credentials"
+    : reason === "authentication"
+    ? "provider_authentication"
+    : "provider_unavailable";
+  return fail(code, `provider unavailable: '${provider}' could not be listed (${reason})`, {
+    provider,
+    model,
+    reason,
+  });
 }
 
 export function resolveOverride(
@@ -48,6 +66,8 @@ export function resolveOverride(
     });
   }
   const model = findModel(env.catalog, ref.provider, ref.model);
+  const down = env.unavailable_providers?.get(ref.provider);
+  if (model === undefined && down !== undefined) return providerDown(ref.provider, ref.model, down);
   if (model === undefined) {
     return fail("unknown_model", `unknown model: '${reference}' is not in the catalog`, {
       path: field,
@@ -81,6 +101,7 @@ export function resolveOverride(
       { provider: ref.provider, model: ref.model },
     );
   }
+  if (down !== undefined) return providerDown(ref.provider, ref.model, down);
   if (!fitsWindow(model, env.required_tokens)) {
     return fail(
       "context_window_exceeded",

@@ -26,6 +26,8 @@ export interface RoutingInput {
   catalog: readonly ModelDescriptor[];
   known_providers: ReadonlySet<string>;
   credential_providers: ReadonlySet<string>;
+  /** Providers whose listing failed for this request, with the listing's reason. */
+  unavailable_providers?: ReadonlyMap<string, string>;
   is_valid_provider_id?: (id: string) => boolean;
 }
 

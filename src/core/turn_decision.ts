@@ -9,7 +9,7 @@ import { type ContextSelection, fillContext, includedWorkspacePaths } from "./co
 import { type ContextItem, contextItems, requiredTokens } from "./context_items.ts";
 import { type CostEstimate, estimateCost } from "./cost.ts";
 import { ok, type Outcome } from "./errors.ts";
-import type { ModelDescriptor } from "./model.ts";
+import type { ModelDescriptor, UnavailableEntry } from "./model.ts";
 import { effectivePermissions } from "./permissions.ts";
 import { constrainedPathMatcher, pathsNeedingApproval } from "./privacy.ts";
 import { relevantPaths } from "./relevant_paths.ts";
@@ -24,6 +24,11 @@ export interface TurnDecisionInput {
   catalog: readonly ModelDescriptor[];
   /** Providers a credential header was sent for. */
   credential_providers: readonly string[];
+  /**
+   * Providers the catalog lookup could not list for this request. Their models
+   * are not usable; `missing_credentials` entries are left to the credential check.
+   */
+  unavailable?: readonly UnavailableEntry[];
   /** Registered provider ids; defaults to the providers of `catalog`. */
   known_providers?: readonly string[];
   history?: readonly HistoryMessage[];
@@ -68,6 +73,10 @@ export function decideTurn(input: TurnDecisionInput): Outcome<TurnDecision> {
     catalog,
     known_providers: new Set(input.known_providers ?? catalog.map((m) => m.provider)),
     credential_providers: new Set(input.credential_providers),
+    unavailable_providers: new Map(
+      (input.unavailable ?? []).filter((u) => u.reason !== "missing_credentials")
+        .map((u) => [u.provider, u.reason]),
+    ),
     is_valid_provider_id: input.is_valid_provider_id,
   });
   if (!routing.ok) return routing;

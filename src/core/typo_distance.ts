@@ -5,25 +5,42 @@
  */
 import { codePointLength } from "./words.ts";
 
-export function osaDistance(a: string, b: string): number {
-  const s = Array.from(a);
-  const t = Array.from(b);
-  const d: number[][] = [];
-  for (let i = 0; i <= s.length; i++) {
-    d.push([i]);
-    for (let j = 1; j <= t.length; j++) d[i].push(i === 0 ? j : 0);
-  }
+const HAS_SURROGATE = /[\ud800-\udfff]/;
+
+/** Code points of `text`, as UTF-16 units when it has no surrogates (the common case). */
+const units = (text: string): string | string[] =>
+  HAS_SURROGATE.test(text) ? Array.from(text) : text;
+
+/** Scratch rows, reused: keyword comparisons run by the thousand per decision. */
+let rows = [new Int32Array(16), new Int32Array(16), new Int32Array(16)];
+
+/**
+ * The distance, or `max + 1` as soon as it is certain to exceed `max`: three
+ * rolling rows over code points, stopping when a whole row is above `max`.
+ */
+export function osaDistance(a: string, b: string, max = Infinity): number {
+  const s = units(a);
+  const t = units(b);
+  if (Math.abs(s.length - t.length) > max) return max + 1;
+  if (rows[0].length <= t.length) rows = rows.map(() => new Int32Array(t.length + 1));
+  let [before, previous, current] = rows;
+  for (let j = 0; j <= t.length; j++) previous[j] = j;
   for (let i = 1; i <= s.length; i++) {
+    current[0] = i;
+    let rowMin = i;
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
       if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) {
-        best = Math.min(best, d[i - 2][j - 2] + 1);
+        best = Math.min(best, before[j - 2] + 1);
       }
-      d[i][j] = best;
+      current[j] = best;
+      if (best < rowMin) rowMin = best;
     }
+    if (rowMin > max) return max + 1;
+    [before, previous, current] = [previous, current, before];
   }
-  return d[s.length][t.length];
+  return previous[t.length];
 }
 
 /** Edits tolerated for a keyword word: none under 5 code points, 1 for 5–8, 2 from 9. */
@@ -42,6 +59,8 @@ export function isTypoOf(word: string, keywordWord: string): boolean {
   if (word === keywordWord) return false;
   const allowance = typoAllowance(keywordWord);
   if (allowance === 0) return false;
+  // The distance is at least the difference in length: skip the table when that alone is too much.
+  if (Math.abs(codePointLength(word) - codePointLength(keywordWord)) > allowance) return false;
   if (word.includes(keywordWord) || keywordWord.includes(word)) return false;
-  return osaDistance(word, keywordWord) <= allowance;
+  return osaDistance(word, keywordWord, allowance) <= allowance;
 }

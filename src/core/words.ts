@@ -13,7 +13,22 @@ export function words(text: string): string[] {
 
 /** Length in Unicode code points, the unit of every length rule in the spec. */
 export function codePointLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
+  // Attachments run to megabytes: count UTF-16 units and subtract surrogate
+  // pairs rather than iterating code points. A lone surrogate counts as one,
+  // as it does when iterating.
+  if (!HAS_SURROGATE.test(text)) return text.length;
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const high = text.charCodeAt(i);
+    if (high >= 0xd800 && high <= 0xdbff) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
   return n;
 }
+
+const HAS_SURROGATE = /[\ud800-\udfff]/;

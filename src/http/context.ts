@@ -1,6 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import type { ListingCache } from "../providers/listing.ts";
+import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
+import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import type { Params } from "./router.ts";
 
 /** What every handler is given: the service's dependencies, created once in main.ts. */
@@ -10,6 +13,17 @@ export interface Deps {
   logger: Logger;
   now: () => Date;
   newId: () => string;
+  /** The providers of this instance, built once from `config.providers`. */
+  registry: Registry;
+  /** Provider listings by provider and credential hash; per instance, only a cache. */
+  listingCache: ListingCache;
+  /**
+   * Supersede signals (LISTEN/NOTIFY on PostgreSQL); absent, the run engine
+   * relies on its 250 ms poll of `supersede_seq`.
+   */
+  signals?: SupersedeSignals;
+  /** This instance's name, recorded with its run claims. */
+  instanceId?: string;
 }
 
 export interface Principal {

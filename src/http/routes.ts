@@ -1,6 +1,8 @@
 import type { Endpoint } from "./context.ts";
 import type { Route } from "./router.ts";
 import { bootstrap, me, signIn, signOut } from "./routes/auth.ts";
+import { listModelsEndpoint, listProvidersEndpoint } from "./routes/llm.ts";
+import { previewEndpoint } from "./routes/preview.ts";
 import {
   createSession,
   deleteSessionEndpoint,
@@ -8,7 +10,11 @@ import {
   listSessionsEndpoint,
   updateSessionEndpoint,
 } from "./routes/sessions.ts";
+import { continueEndpoint } from "./routes/continue.ts";
+import { executeEndpoint } from "./routes/execute.ts";
 import { getOpenApi, getStatus } from "./routes/status.ts";
+import { getTrace } from "./routes/traces.ts";
+import { getUsage } from "./routes/usage.ts";
 
 /** Every route of the service. Later resources add their rows here. */
 export const ROUTES: readonly Route<Endpoint>[] = [
@@ -18,9 +24,16 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/api/v1/auth/sign-in", handler: signIn },
   { method: "POST", path: "/api/v1/auth/sign-out", handler: signOut },
   { method: "GET", path: "/api/v1/auth/me", handler: me },
+  { method: "GET", path: "/api/v1/llm/providers", handler: listProvidersEndpoint },
+  { method: "GET", path: "/api/v1/llm/models", handler: listModelsEndpoint },
   { method: "POST", path: "/api/v1/sessions", handler: createSession },
   { method: "GET", path: "/api/v1/sessions", handler: listSessionsEndpoint },
   { method: "GET", path: "/api/v1/sessions/:session_id", handler: getSession },
   { method: "PUT", path: "/api/v1/sessions/:session_id", handler: updateSessionEndpoint },
   { method: "DELETE", path: "/api/v1/sessions/:session_id", handler: deleteSessionEndpoint },
+  { method: "POST", path: "/api/v1/sessions/:session_id/execute", handler: executeEndpoint },
+  { method: "POST", path: "/api/v1/sessions/:session_id/continue", handler: continueEndpoint },
+  { method: "POST", path: "/api/v1/sessions/:session_id/preview", handler: previewEndpoint },
+  { method: "GET", path: "/api/v1/sessions/:session_id/traces", handler: getTrace },
+  { method: "GET", path: "/api/v1/sessions/:session_id/usage", handler: getUsage },
 ];

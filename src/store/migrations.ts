@@ -1,6 +1,7 @@
 // The SQL files are the truth; this list only makes them part of the module
 // graph, so a compiled single-file binary carries them too.
 import m001 from "../../migrations/001_initial.sql" with { type: "text" };
+import m002 from "../../migrations/002_trace_matched_rule.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -10,4 +11,5 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_initial", sql: m001 },
+  { version: 2, name: "002_trace_matched_rule", sql: m002 },
 ];

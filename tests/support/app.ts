@@ -1,7 +1,12 @@
-import { type Config, loadConfig } from "../../src/config.ts";
+import { type Config, loadConfig, type ProviderSettings } from "../../src/config.ts";
+import type { ModelDescriptor } from "../../src/core/model.ts";
 import type { Deps } from "../../src/http/context.ts";
 import { createHandler, type Handler } from "../../src/http/handler.ts";
 import { memoryLogger } from "../../src/log.ts";
+import { registryFromConfig } from "../../src/main.ts";
+import type { ListingCache } from "../../src/providers/listing.ts";
+import { createModelCache } from "../../src/providers/model_cache.ts";
+import type { Registry } from "../../src/providers/registry.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -25,26 +30,44 @@ export interface TestApp {
   config: Config;
   clock: TestClock;
   logLines: string[];
+  /** The instance's provider registry, built from `config.providers`. */
+  registry: Registry;
+  /** The instance's listing cache, so a test can clear it between cases. */
+  listingCache: ListingCache;
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  db?: Db;
+  /**
+   * `router.providers` entries, merged over the defaults: point a built-in at a
+   * fake provider with `{ openai: { base_url: fake.url + "/v1" } }`, or add an
+   * `openai-compat:<name>` instance.
+   */
+  providers?: Record<string, ProviderSettings>;
+  configure?: (config: Config) => void;
+}
+
 /** The whole service in process, on an in-memory PGlite (or the store given). */
-export async function createTestApp(
-  options: { db?: Db; configure?: (config: Config) => void } = {},
-): Promise<TestApp> {
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = await loadConfig([], {});
   config.storagePath = "memory://";
+  config.providers = { ...config.providers, ...options.providers };
   options.configure?.(config);
+  const registry = registryFromConfig(config);
   const db = options.db ?? await openPglite("memory://");
   await migrate(db);
   const logger = memoryLogger();
   const clock = testClock();
+  const listingCache = createModelCache<ModelDescriptor[]>({ now: () => clock.now().getTime() });
   const deps: Deps = {
     db,
     config,
     logger,
     now: clock.now,
     newId: () => uuidv7(clock.now().getTime()),
+    registry,
+    listingCache,
   };
   return {
     handler: createHandler(deps),
@@ -52,6 +75,8 @@ export async function createTestApp(
     config,
     clock,
     logLines: logger.lines,
+    registry,
+    listingCache,
     close: () => options.db ? Promise.resolve() : db.close(),
   };
 }

@@ -1,0 +1,77 @@
+/**
+ * The events of a streamed turn (interface.md "Turn stream events",
+ * decisions.md §7): deltas, tool call progress, usage, and exactly one
+ * `turn_end` carrying the envelope beside its type. http/sse.ts frames them.
+ */
+import type { ToolRequest } from "./tool_mediation.ts";
+import type { TurnEnvelope, TurnUsage } from "./turn_envelope.ts";
+
+export type TurnStreamEvent =
+  | { type: "text_delta"; delta: string }
+  | { type: "reasoning_delta"; delta: string }
+  | { type: "tool_call_started"; call_id: string; name: string }
+  | ({ type: "tool_call_requested" } & ToolRequest)
+  | ({ type: "usage" } & TurnUsage)
+  | ({ type: "turn_end" } & TurnEnvelope);
+
+export const textDelta = (delta: string): TurnStreamEvent => ({ type: "text_delta", delta });
+
+export const reasoningDelta = (delta: string): TurnStreamEvent => ({
+  type: "reasoning_delta",
+  delta,
+});
+
+/** Sent as soon as the name is known; only for calls that will reach the client. */
+export const toolCallStarted = (callId: string, name: string): TurnStreamEvent => ({
+  type: "tool_call_started",
+  call_id: callId,
+  name,
+});
+
+export function toolCallRequested(request: ToolRequest): TurnStreamEvent {
+  return {
+    type: "tool_call_requested",
+    call_id: request.call_id,
+    name: request.name,
+    arguments: request.arguments,
+    requires_approval: request.requires_approval,
+  };
+}
+
+export function usageEvent(usage: TurnUsage): TurnStreamEvent {
+  return { type: "usage", ...usage };
+}
+
+export function turnEnd(envelope: TurnEnvelope): TurnStreamEvent {
+  return {
+    type: "turn_end",
+    status: envelope.status,
+    data: envelope.data,
+    allowed_continuations: envelope.allowed_continuations,
+  };
+}
+
+export interface BufferedReply {
+  reasoning?: string;
+  text: string;
+  tool_requests: readonly ToolRequest[];
+  usage?: TurnUsage;
+}
+
+/**
+ * A model that cannot stream still answers over the stream: its complete
+ * reply replayed as the same events, ending with `turn_end`.
+ */
+export function replayEvents(reply: BufferedReply, end: TurnEnvelope): TurnStreamEvent[] {
+  const events: TurnStreamEvent[] = [];
+  if (reply.reasoning !== undefined && reply.reasoning !== "") {
+    events.push(reasoningDelta(reply.reasoning));
+  }
+  if (reply.text !== "") events.push(textDelta(reply.text));
+  for (const r of reply.tool_requests) {
+    events.push(toolCallStarted(r.call_id, r.name), toolCallRequested(r));
+  }
+  if (reply.usage !== undefined) events.push(usageEvent(reply.usage));
+  events.push(turnEnd(end));
+  return events;
+}

@@ -1,0 +1,30 @@
+/**
+ * The engine's per-instance machinery beside the handler's `Deps`: the
+ * supersede signal listener and this instance's name. `main.ts` opens the
+ * listener (LISTEN/NOTIFY on PostgreSQL) and passes it in `Deps`; without one
+ * the engine relies on its 250 ms poll of `supersede_seq`, which alone keeps
+ * cross-instance supersedes within a second.
+ */
+import type { Deps } from "../http/context.ts";
+import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { EngineDeps } from "./turn_context.ts";
+
+export const SILENT_SIGNALS: SupersedeSignals = {
+  watch: () => () => {},
+  close: () => Promise.resolve(),
+};
+
+const cache = new WeakMap<Deps, EngineDeps>();
+
+export function engineDeps(deps: Deps): EngineDeps {
+  let found = cache.get(deps);
+  if (found === undefined) {
+    found = {
+      ...deps,
+      signals: deps.signals ?? SILENT_SIGNALS,
+      instance: deps.instanceId ?? `instance-${crypto.randomUUID()}`,
+    };
+    cache.set(deps, found);
+  }
+  return found;
+}

@@ -1,0 +1,130 @@
+/**
+ * One model invocation through the adapter of the provider's wire protocol.
+ * The provider's call ids are replaced by the service's own (decisions.md §1),
+ * which the run keeps in its conversation, so a later turn on another
+ * provider replays consistent ids. Deltas are handed to `onEvent` as they
+ * arrive; an abort (a supersede) ends the call with what had arrived so far.
+ */
+import { replyReserve } from "../core/candidate_walk.ts";
+import type { ModelDescriptor } from "../core/model.ts";
+import { adapterFor } from "../providers/adapter_for.ts";
+import type { ProviderEntry } from "../providers/registry.ts";
+import type {
+  ChatMessage,
+  Effort,
+  ReasoningBlock,
+  StopReason,
+  TokenUsage,
+  ToolCall,
+  ToolSpec,
+} from "../providers/types.ts";
+
+export interface ModelReply {
+  text: string;
+  reasoning: ReasoningBlock[];
+  toolCalls: ToolCall[];
+  usage: TokenUsage;
+  stopReason: StopReason | null;
+  /** Cut by a supersede: the reply is partial. */
+  interrupted: boolean;
+}
+
+export type ReplyEvent =
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "tool_started"; call_id: string; name: string };
+
+export interface ModelCall {
+  entry: ProviderEntry;
+  model: ModelDescriptor;
+  apiKey?: string;
+  timeoutMs: number;
+  system: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  effort: Effort;
+  stream: boolean;
+  signal: AbortSignal;
+  newId: () => string;
+  onEvent: (event: ReplyEvent) => void;
+}
+
+/** Throws the adapter's `ProviderError` on failure; returns the partial reply on abort. */
+export async function callModel(c: ModelCall): Promise<ModelReply> {
+  const reply: ModelReply = {
+    text: "",
+    reasoning: [],
+    toolCalls: [],
+    usage: {},
+    stopReason: null,
+    interrupted: false,
+  };
+  const ids = new Map<number, string>();
+  const idOf = (index: number) => {
+    let id = ids.get(index);
+    if (id === undefined) ids.set(index, id = c.newId());
+    return id;
+  };
+  let reasoning = "";
+  let signature: string | undefined;
+  try {
+    const events = adapterFor(c.entry.protocol).invoke(
+      {
+        provider: c.entry.id,
+        baseUrl: c.entry.base_url,
+        apiKey: c.apiKey,
+        timeoutMs: c.timeoutMs,
+      },
+      {
+        model: c.model.model,
+        system: c.system,
+        messages: c.messages,
+        ...(c.tools.length > 0 ? { tools: c.tools } : {}),
+        ...(c.model.capabilities.reasoning === true ? { effort: c.effort } : {}),
+        maxOutputTokens: replyReserve(c.model),
+        stream: c.stream,
+        signal: c.signal,
+      },
+    );
+    for await (const event of events) {
+      switch (event.type) {
+        case "text_delta":
+          reply.text += event.delta;
+          c.onEvent({ type: "text", delta: event.delta });
+          break;
+        case "reasoning_delta":
+          reasoning += event.delta;
+          c.onEvent({ type: "reasoning", delta: event.delta });
+          break;
+        case "reasoning_signature":
+          signature = event.signature;
+          break;
+        case "tool_call_started":
+          c.onEvent({ type: "tool_started", call_id: idOf(event.index), name: event.name });
+          break;
+        case "tool_call_complete":
+          reply.toolCalls.push({
+            callId: idOf(event.index),
+            name: event.name,
+            arguments: event.arguments,
+            ...(event.signature === undefined ? {} : { signature: event.signature }),
+          });
+          break;
+        case "usage":
+          reply.usage = { ...reply.usage, ...event.usage };
+          break;
+        case "end":
+          reply.stopReason = event.stopReason;
+          break;
+      }
+    }
+  } catch (error) {
+    if (!c.signal.aborted) throw error;
+    reply.interrupted = true;
+  }
+  if (c.signal.aborted) reply.interrupted = true;
+  if (reasoning !== "" || signature !== undefined) {
+    reply.reasoning.push({ text: reasoning, ...(signature === undefined ? {} : { signature }) });
+  }
+  return reply;
+}

@@ -1,0 +1,80 @@
+/**
+ * Runs a claimed turn and answers it: buffered, the envelope as JSON (a
+ * failure as the HTTP error, decisions.md §2); streamed, server-sent events
+ * ending with exactly one `turn_end`. A failure before the stream started is
+ * still a plain JSON error. The turn runs to its end whether or not the
+ * client stays connected.
+ */
+import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import { errorEnvelope, idleEnvelope, type TurnEnvelope } from "../core/turn_envelope.ts";
+import { turnEnd } from "../core/turn_stream_events.ts";
+import { jsonResponse } from "../http/error_response.ts";
+import { SSE_HEADERS } from "../http/sse.ts";
+import { finishRun } from "../store/runs.ts";
+import type { EngineDeps, TurnResult } from "./turn_context.ts";
+import { guardTurn } from "./turn_guard.ts";
+import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
+
+export interface ClaimedTurn {
+  deps: EngineDeps;
+  runId: string;
+  turnId: string;
+  /** `supersede_seq` as the claim left it. */
+  seq: number;
+  stream: boolean;
+  run(sink: TurnSink, signal: AbortSignal): Promise<TurnResult>;
+}
+
+function envelopeOf(result: TurnResult, turnId: string): TurnEnvelope {
+  if (result.kind === "envelope") return result.envelope;
+  if (result.kind === "failure") return errorEnvelope(result.failure);
+  return idleEnvelope(turnId);
+}
+
+/** Runs the turn under its guard; an unexpected error ends the run in `error`. */
+async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
+  const { deps } = turn;
+  const guard = guardTurn({
+    db: deps.db,
+    signals: deps.signals,
+    runId: turn.runId,
+    turnId: turn.turnId,
+    seq: turn.seq,
+    now: deps.now,
+  });
+  try {
+    return await turn.run(sink, guard.signal);
+  } catch (error) {
+    deps.logger.error("turn failed", {
+      error: error instanceof Error ? error.name : typeof error,
+      code: (error as { code?: unknown })?.code,
+    });
+    await finishRun(deps.db, {
+      runId: turn.runId,
+      turnId: turn.turnId,
+      now: deps.now(),
+      state: "error",
+    }).catch(() => false);
+    const internal: Failure = failure("internal_error", "internal error");
+    return { kind: "failure", failure: internal };
+  } finally {
+    guard.stop();
+  }
+}
+
+export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
+  if (!turn.stream) {
+    const result = await guarded(turn, BUFFERED_SINK);
+    if (result.kind === "failure") throw new ServiceError(result.failure);
+    return jsonResponse(envelopeOf(result, turn.turnId));
+  }
+  const sink = streamSink();
+  let settled: TurnResult | null = null;
+  const done = guarded(turn, sink).then((result) => settled = result);
+  await Promise.race([sink.started, done]);
+  if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
+    throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
+  }
+  done.then((result) => sink.emit(turnEnd(envelopeOf(result, turn.turnId))));
+  return new Response(sink.body, { status: 200, headers: SSE_HEADERS });
+}

@@ -1,0 +1,42 @@
+/**
+ * What one claimed turn works with, and how it ends. The fence is `turnId`:
+ * every run update names it and does nothing once another request took the
+ * run over, which the loop reads as "superseded".
+ */
+import type { Failure } from "../core/errors.ts";
+import type { TurnEnvelope } from "../core/turn_envelope.ts";
+import type { Deps } from "../http/context.ts";
+import type { ProviderCredentials } from "../providers/credentials.ts";
+import type { RequestCatalog } from "../providers/request_catalog.ts";
+import type { SessionRow } from "../store/sessions.ts";
+import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { RunInput } from "./run_input.ts";
+import type { TurnSink } from "./turn_sink.ts";
+
+/** Per-instance machinery of the engine. */
+export interface EngineDeps extends Deps {
+  signals: SupersedeSignals;
+  /** This service instance, recorded with its claims. */
+  instance: string;
+}
+
+export interface TurnContext {
+  deps: EngineDeps;
+  session: SessionRow;
+  runId: string;
+  /** The claim's turn: the fence of every run update, and the `trace_id` of its events. */
+  turnId: string;
+  rc: RequestCatalog;
+  credentials: ProviderCredentials;
+  input: RunInput;
+  sink: TurnSink;
+  /** Aborted when a `break` or `inject` supersedes the turn. */
+  signal: AbortSignal;
+}
+
+export type TurnResult =
+  | { kind: "envelope"; envelope: TurnEnvelope }
+  /** A terminal failure: the run is in `error`. */
+  | { kind: "failure"; failure: Failure }
+  /** Another request took the run over; this one answers `idle`. */
+  | { kind: "superseded" };

@@ -1,0 +1,198 @@
+/**
+ * The turn loop of interface.md for every model invocation: classify again,
+ * assemble candidate context, select a model, check the approvals a call
+ * needs, invoke (moving to the next candidate on a failure decisions.md §7
+ * allows while nothing reached the client), then complete, pause for the
+ * client, or mediate tool calls and loop.
+ */
+import { preCallApproval } from "../core/approvals.ts";
+import { type Failure, failure } from "../core/errors.ts";
+import { constrainedPathMatcher } from "../core/privacy.ts";
+import { approvalPause } from "../core/run_state.ts";
+import { toolCatalog } from "../core/tool_catalog.ts";
+import { isClientBound, type MediationContext } from "../core/tool_mediation.ts";
+import { decideTurn, type TurnDecision } from "../core/turn_decision.ts";
+import { awaitingApprovalEnvelope } from "../core/turn_envelope.ts";
+import {
+  reasoningDelta,
+  textDelta,
+  toolCallStarted,
+  usageEvent,
+} from "../core/turn_stream_events.ts";
+import { allowsFallback, ProviderError } from "../providers/errors.ts";
+import { findProvider } from "../providers/registry.ts";
+import { catalogInput } from "../providers/request_catalog.ts";
+import { appendTraceEvents } from "../store/traces.ts";
+import { promptMessages, systemPreamble } from "./prompt.ts";
+import { callModel, type ModelReply } from "./provider_call.ts";
+import { toolExchanges } from "./run_input.ts";
+import { decisionEvents, decisionScope, fallbackHopEvent } from "./trace_records.ts";
+import type { TurnContext, TurnResult } from "./turn_context.ts";
+import {
+  baseScope,
+  failTurn,
+  loadHistory,
+  loadMemory,
+  pauseTurn,
+  persistMessage,
+  recordCost,
+} from "./turn_records.ts";
+import { afterReply } from "./turn_reply.ts";
+import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
+
+/** Model calls one request may make while every tool call is answered by the service. */
+export const MAX_MODEL_CALLS = 16;
+
+interface Hop {
+  provider: string;
+  model: string;
+  code: string;
+  reason: string;
+}
+
+function mediationContext(t: TurnContext, d: TurnDecision): MediationContext {
+  const request = t.input.request;
+  return {
+    catalog: toolCatalog(request),
+    permissions: d.permissions,
+    plan_mode: t.input.plan_mode,
+    constrained: constrainedPathMatcher(request.policy),
+    workspace_root: request.workspace.root,
+  };
+}
+
+function exhausted(hops: readonly Hop[], first: Failure): Failure {
+  if (hops.length === 1) return first;
+  return failure(
+    "fallback_exhausted",
+    `fallback exhausted: ${hops.length} candidates were tried and each failed`,
+    { hops: hops.map((h) => ({ ...h })) },
+  );
+}
+
+async function invoke(
+  t: TurnContext,
+  d: TurnDecision,
+  history: HistoryMessage[],
+  memory: MemoryEntry[],
+  mediation: MediationContext,
+): Promise<ModelReply> {
+  const model = d.routing.model;
+  const entry = findProvider(t.deps.registry, model.provider);
+  if (entry === undefined) throw new Error(`routed to an unregistered provider`);
+  const tools = mediation.catalog.filter((tool) =>
+    tool.executor === "service" || isClientBound(tool.name, mediation)
+  ).map(({ name, description, parameters }) => ({ name, description, parameters }));
+  return await callModel({
+    entry,
+    model,
+    // Only the provider that needs it gets the credential.
+    apiKey: model.auth === "none" ? undefined : t.credentials.get(model.provider),
+    timeoutMs: t.deps.config.limits.providerTimeoutMs,
+    system: systemPreamble(d.context.included, memory, t.input.request),
+    messages: promptMessages(d.context.included, history, t.input),
+    tools,
+    effort: d.routing.effort,
+    stream: t.sink.streaming && model.capabilities.streaming === true,
+    signal: t.signal,
+    newId: t.deps.newId,
+    onEvent: (e) => {
+      if (e.type === "text") t.sink.emit(textDelta(e.delta));
+      else if (e.type === "reasoning") t.sink.emit(reasoningDelta(e.delta));
+      else if (isClientBound(e.name, mediation)) t.sink.emit(toolCallStarted(e.call_id, e.name));
+    },
+  });
+}
+
+export async function runTurns(t: TurnContext): Promise<TurnResult> {
+  const hops: Hop[] = [];
+  let firstFailure: Failure | null = null;
+  const failed = new Set<string>();
+  for (let calls = 0; calls < MAX_MODEL_CALLS; calls++) {
+    if (t.signal.aborted) return { kind: "superseded" };
+    const history = await loadHistory(t);
+    const memory = await loadMemory(t);
+    const provided = catalogInput(t.rc);
+    const decided = decideTurn({
+      request: t.input.request,
+      ...provided,
+      catalog: provided.catalog.filter((m) => !failed.has(`${m.provider}/${m.model}`)),
+      history,
+      memory,
+      tool_exchanges: toolExchanges(t.input),
+      approved_paths: t.input.approved_paths,
+      classification_text: t.input.text,
+    });
+    if (!decided.ok) {
+      return await failTurn(
+        t,
+        firstFailure === null ? decided.failure : exhausted(hops, firstFailure),
+      );
+    }
+    const d = decided.value;
+    await appendTraceEvents(t.deps.db, decisionEvents(baseScope(t), d));
+    const approval = preCallApproval({
+      approval_id: t.deps.newId(),
+      model: d.routing.model,
+      disclosure_paths: d.disclosure_paths,
+      rule: d.routing.rule,
+      estimate: d.estimate,
+      cost_limit_approved: t.input.cost_limit_approved,
+    });
+    if (approval !== null) {
+      if (!(await pauseTurn(t, approvalPause([approval])))) return { kind: "superseded" };
+      return { kind: "envelope", envelope: awaitingApprovalEnvelope(approval, t.turnId) };
+    }
+    t.sink.begin();
+    const mediation = mediationContext(t, d);
+    let reply: ModelReply;
+    try {
+      reply = await invoke(t, d, history, memory, mediation);
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      const { provider, model } = d.routing.model;
+      const own = failure(error.code, error.message, { provider, model });
+      if (!allowsFallback(error.category) || t.sink.delivered) {
+        return await failTurn(
+          t,
+          hops.length === 0 ? own : exhausted([...hops, {
+            provider,
+            model,
+            code: error.code,
+            reason: error.message,
+          }], firstFailure ?? own),
+        );
+      }
+      const hop = { provider, model, code: error.code, reason: error.message };
+      hops.push(hop);
+      firstFailure ??= own;
+      failed.add(`${provider}/${model}`);
+      await appendTraceEvents(t.deps.db, [
+        fallbackHopEvent(decisionScope(baseScope(t), d), hop),
+      ]);
+      continue;
+    }
+    const usage = await recordCost(t, d, reply.usage);
+    t.sink.emit(usageEvent(usage));
+    const constrained = d.context.included.some((i) => i.constrained) ||
+      t.input.constrained_calls.length > 0;
+    if (reply.interrupted) {
+      if (reply.text !== "") {
+        await persistMessage(t, {
+          role: "assistant",
+          text: reply.text,
+          model: d.routing.model,
+          constrained,
+          interrupted: true,
+        });
+      }
+      return { kind: "superseded" };
+    }
+    const next = await afterReply(t, d, reply, usage, mediation, constrained);
+    if (next !== "call_model") return next;
+  }
+  return await failTurn(
+    t,
+    failure("internal_error", `the model was called ${MAX_MODEL_CALLS} times without an answer`),
+  );
+}

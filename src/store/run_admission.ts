@@ -1,0 +1,171 @@
+/**
+ * Admission (decisions.md §7), done in the database so that it holds across
+ * instances sharing one PostgreSQL. execute and break/inject first lock the
+ * session row (FOR NO KEY UPDATE, which leaves foreign-key inserts of other
+ * tables unblocked), so they are serialised per session; a continue claims
+ * with one conditional UPDATE whose row lock serialises it against them. The
+ * unique index `runs_one_live_per_session` is the last line of defence: its
+ * violation reads as "in flight".
+ *
+ * Pass the store itself (not a caller's transaction): a lost race aborts the
+ * transaction these functions open.
+ */
+import type { Queryable } from "./db.ts";
+import { claimLapsed, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
+import { notifySuperseded } from "./supersede_signal.ts";
+import { inTransaction, isUniqueViolation } from "./transaction.ts";
+
+export interface ClaimRequest {
+  sessionId: string;
+  /** The new turn's id: the fence every later update by the holder names. */
+  turnId: string;
+  /** The claiming service instance, for diagnosis. */
+  instance: string;
+  now: Date;
+  leaseMs?: number;
+}
+
+export type ExecuteClaim =
+  /** `superseded`: the run that was live before (as it was), now idle, or error if its claim lapsed. */
+  | { kind: "claimed"; run: RunRow; superseded: RunRow | null }
+  | { kind: "in_flight"; run: RunRow | null };
+
+async function lockSession(tx: Queryable, sessionId: string): Promise<void> {
+  await tx.query("SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
+}
+
+async function lockLiveRun(tx: Queryable, sessionId: string): Promise<RunRow | null> {
+  const rows = await tx.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs
+     WHERE session_id = $1 AND state IN ('running', 'awaiting_client') FOR UPDATE`,
+    [sessionId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Starts a new run in state running, unless a turn is running (in flight). A
+ * run awaiting the client is superseded in the same transaction (it goes idle,
+ * its pending data cleared, like a break); a running run whose claim lapsed
+ * belonged to a crashed instance and goes to error.
+ */
+export async function claimForExecute(
+  db: Queryable,
+  c: ClaimRequest & { runId: string; runInput?: Record<string, unknown> },
+): Promise<ExecuteClaim> {
+  try {
+    return await inTransaction(db, async (tx): Promise<ExecuteClaim> => {
+      await lockSession(tx, c.sessionId);
+      const live = await lockLiveRun(tx, c.sessionId);
+      if (live !== null && live.state === "running" && !claimLapsed(live, c.now)) {
+        return { kind: "in_flight", run: live };
+      }
+      if (live !== null) {
+        const rows = await tx.query<{ supersede_seq: number }>(
+          `UPDATE runs SET state = $2, pause = NULL, claimed_by = NULL, claim_expires = NULL,
+             supersede_seq = supersede_seq + 1, updated_at = $3
+           WHERE id = $1 RETURNING supersede_seq`,
+          [live.id, live.state === "running" ? "error" : "idle", c.now],
+        );
+        await notifySuperseded(tx, live.id, rows[0].supersede_seq);
+      }
+      const rows = await tx.query<RunRow>(
+        `INSERT INTO runs (id, session_id, state, run_input, current_turn, claimed_by, claim_expires,
+                           created_at, updated_at)
+         VALUES ($1, $2, 'running', $3::jsonb, $4, $5, $6, $7, $7)
+         RETURNING ${RUN_COLUMNS}`,
+        [
+          c.runId,
+          c.sessionId,
+          JSON.stringify(c.runInput ?? {}),
+          c.turnId,
+          c.instance,
+          leaseUntil(c.now, c.leaseMs),
+          c.now,
+        ],
+      );
+      return { kind: "claimed", run: rows[0], superseded: live };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return { kind: "in_flight", run: null };
+    throw error;
+  }
+}
+
+export type ContinueClaim =
+  | { kind: "claimed"; run: RunRow }
+  | { kind: "no_active_run" }
+  | { kind: "in_flight"; run: RunRow }
+  /** The live run awaits something else: `continuation_mismatch`, its checkpoint untouched. */
+  | { kind: "mismatch"; run: RunRow };
+
+/**
+ * Claims the run awaiting the client, in one UPDATE: of N parallel continues
+ * exactly one matches. The pause stays on the row so the engine can check the
+ * continuation against it and, if the data is bad, `returnToClient`. With
+ * `pauseKinds` (core/run_admission.ts `claimableFrom`), the pause's `kind` must
+ * be one of them. A running run whose claim lapsed is a lost turn:
+ * no_active_run (an execute starts over).
+ */
+export async function claimForContinue(
+  db: Queryable,
+  c: ClaimRequest & { pauseKinds?: readonly string[] },
+): Promise<ContinueClaim> {
+  const claimed = await db.query<RunRow>(
+    `UPDATE runs
+     SET state = 'running', current_turn = $3, claimed_by = $4, claim_expires = $5, updated_at = $6
+     WHERE session_id = $1 AND state = 'awaiting_client'
+       AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))
+     RETURNING ${RUN_COLUMNS}`,
+    [
+      c.sessionId,
+      c.pauseKinds === undefined ? null : JSON.stringify(c.pauseKinds),
+      c.turnId,
+      c.instance,
+      leaseUntil(c.now, c.leaseMs),
+      c.now,
+    ],
+  );
+  if (claimed.length > 0) return { kind: "claimed", run: claimed[0] };
+  // Diagnosis only: the claim above was the atomic part.
+  const live = await db.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs
+     WHERE session_id = $1 AND state IN ('running', 'awaiting_client')`,
+    [c.sessionId],
+  );
+  const run = live[0];
+  if (run === undefined || claimLapsed(run, c.now)) return { kind: "no_active_run" };
+  if (run.state === "running") return { kind: "in_flight", run };
+  return { kind: "mismatch", run };
+}
+
+export interface Superseded {
+  /** The run after: running, held by the caller's turn, pause cleared, seq bumped. */
+  run: RunRow;
+  /** The run before, with its pause (pending tool calls to cancel) and its holder. */
+  previous: RunRow;
+}
+
+/**
+ * `break` and `inject`: always accepted while a run is live. The caller takes
+ * the run over (its turn becomes the fence, so the superseded holder's later
+ * updates do nothing), the pause is cleared, and `supersede_seq` is bumped and
+ * announced (NOTIFY, delivered at commit) so an instance streaming the old
+ * turn stops. Null when no run is live (422 `no_active_run`).
+ */
+export async function supersede(db: Queryable, c: ClaimRequest): Promise<Superseded | null> {
+  return await inTransaction(db, async (tx) => {
+    await lockSession(tx, c.sessionId);
+    const previous = await lockLiveRun(tx, c.sessionId);
+    if (previous === null) return null;
+    const rows = await tx.query<RunRow>(
+      `UPDATE runs
+       SET state = 'running', pause = NULL, current_turn = $2, claimed_by = $3, claim_expires = $4,
+           supersede_seq = supersede_seq + 1, updated_at = $5
+       WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
+      [previous.id, c.turnId, c.instance, leaseUntil(c.now, c.leaseMs), c.now],
+    );
+    await notifySuperseded(tx, previous.id, rows[0].supersede_seq);
+    return { run: rows[0], previous };
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * Runs persisted (interface.md, Run lifecycle): the row, how to read it, and the
+ * transitions made by the instance holding a run's turn. Admission (who may
+ * start or continue a turn) is in run_admission.ts.
+ *
+ * Fencing: every claim gives the run a fresh `current_turn`; each update by a
+ * holder names the turn it holds and does nothing (answers false/null) once
+ * another request has superseded it. A claim is a lease (`claim_expires`,
+ * CLAIM_LEASE_MS) renewed while the turn streams, so a crashed instance's claim
+ * lapses and the next execute can start a new run.
+ */
+import type { Queryable } from "./db.ts";
+
+export type RunState = "idle" | "running" | "awaiting_client" | "error";
+
+/**
+ * Lease of a claim: 30 s, renewed by the holder every RENEW_EVERY_MS while its
+ * turn runs. A provider call may last minutes, so the lease must be renewed,
+ * not sized to the call; 30 s survives a missed renewal or two and a GC pause.
+ */
+export const CLAIM_LEASE_MS = 30_000;
+export const RENEW_EVERY_MS = 10_000;
+
+/**
+ * `pause` is what an awaiting run waits for (core/run_state.ts `Pause`), written
+ * by the engine; the store reads one field of it: `kind` (`tool`, `approval`,
+ * `decrypt`, `encrypt`), which claimForContinue matches.
+ */
+export interface RunRow {
+  id: string;
+  session_id: string;
+  state: RunState;
+  pause: Record<string, unknown> | null;
+  run_input: Record<string, unknown>;
+  current_turn: string | null;
+  claimed_by: string | null;
+  claim_expires: Date | null;
+  supersede_seq: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const RUN_COLUMNS =
+  "id, session_id, state, pause, run_input, current_turn, claimed_by, claim_expires, supersede_seq, created_at, updated_at";
+
+export function leaseUntil(now: Date, leaseMs = CLAIM_LEASE_MS): Date {
+  return new Date(now.getTime() + leaseMs);
+}
+
+/** A running run whose holder stopped renewing: its turn is lost. */
+export function claimLapsed(run: RunRow, now: Date): boolean {
+  return run.state === "running" &&
+    (run.claim_expires === null || run.claim_expires.getTime() <= now.getTime());
+}
+
+export async function findRun(db: Queryable, runId: string): Promise<RunRow | null> {
+  const rows = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);
+  return rows[0] ?? null;
+}
+
+/** The session's run that is running or awaiting the client, if any. */
+export async function findLiveRun(db: Queryable, sessionId: string): Promise<RunRow | null> {
+  const rows = await db.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs
+     WHERE session_id = $1 AND state IN ('running', 'awaiting_client')`,
+    [sessionId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The supersede counter, read by a streaming instance every 250 ms; null when the run is gone. */
+export async function readSupersedeSeq(db: Queryable, runId: string): Promise<number | null> {
+  const rows = await db.query<{ supersede_seq: number }>(
+    "SELECT supersede_seq FROM runs WHERE id = $1",
+    [runId],
+  );
+  return rows[0]?.supersede_seq ?? null;
+}
+
+export interface TurnRef {
+  runId: string;
+  turnId: string;
+  now: Date;
+}
+
+/** Extends the holder's lease; false once the turn was superseded or ended. */
+export async function renewClaim(
+  db: Queryable,
+  t: TurnRef & { leaseMs?: number },
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE runs SET claim_expires = $3
+     WHERE id = $1 AND current_turn = $2 AND state = 'running' RETURNING id`,
+    [t.runId, t.turnId, leaseUntil(t.now, t.leaseMs)],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * running → awaiting_client: the pause (and, when given, the run input kept
+ * for the next turn) is stored and the claim released. Null when superseded.
+ */
+export async function pauseRun(
+  db: Queryable,
+  t: TurnRef & { pause: Record<string, unknown>; runInput?: Record<string, unknown> },
+): Promise<RunRow | null> {
+  const rows = await db.query<RunRow>(
+    `UPDATE runs
+     SET state = 'awaiting_client', pause = $3::jsonb, run_input = coalesce($4::jsonb, run_input),
+         claimed_by = NULL, claim_expires = NULL, updated_at = $5
+     WHERE id = $1 AND current_turn = $2 AND state = 'running'
+     RETURNING ${RUN_COLUMNS}`,
+    [
+      t.runId,
+      t.turnId,
+      JSON.stringify(t.pause),
+      t.runInput === undefined ? null : JSON.stringify(t.runInput),
+      t.now,
+    ],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Gives a claimed continuation back to the client unchanged: the pause was
+ * kept by the claim, so a continuation with bad data can be answered again
+ * (decisions.md §2). False when superseded meanwhile.
+ */
+export async function returnToClient(db: Queryable, t: TurnRef): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE runs SET state = 'awaiting_client', claimed_by = NULL, claim_expires = NULL, updated_at = $3
+     WHERE id = $1 AND current_turn = $2 AND state = 'running' AND pause IS NOT NULL
+     RETURNING id`,
+    [t.runId, t.turnId, t.now],
+  );
+  return rows.length > 0;
+}
+
+/** Replaces the run input kept across pauses (e.g. after an inject joined texts). */
+export async function saveRunInput(
+  db: Queryable,
+  t: TurnRef & { runInput: Record<string, unknown> },
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE runs SET run_input = $3::jsonb, updated_at = $4
+     WHERE id = $1 AND current_turn = $2 AND state = 'running' RETURNING id`,
+    [t.runId, t.turnId, JSON.stringify(t.runInput), t.now],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * running → idle (completed, broken, rejected) or → error (a terminal
+ * failure; the session stays usable, so error is as final as idle for the
+ * row). Pause and claim are cleared. False when superseded.
+ */
+export async function finishRun(
+  db: Queryable,
+  t: TurnRef & { state: "idle" | "error" },
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE runs SET state = $3, pause = NULL, claimed_by = NULL, claim_expires = NULL, updated_at = $4
+     WHERE id = $1 AND current_turn = $2 AND state = 'running' RETURNING id`,
+    [t.runId, t.turnId, t.state, t.now],
+  );
+  return rows.length > 0;
+}

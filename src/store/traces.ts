@@ -1,0 +1,103 @@
+/**
+ * The session trace: one growing list of events, each tagged with the
+ * `trace_id` of the turn that recorded it (decisions.md §7). `payload` is
+ * `{ plaintext: <object> }` or `{ encrypted: <envelope> }`, stored verbatim.
+ */
+import type { Queryable } from "./db.ts";
+
+export type TraceEventType =
+  | "message"
+  | "classification"
+  | "routing_decision"
+  | "context_selection"
+  | "tool_call"
+  | "approval"
+  | "cost";
+
+export interface TraceEventRow {
+  seq: number;
+  session_id: string;
+  trace_id: string;
+  event_type: TraceEventType;
+  task_type: string | null;
+  provider: string | null;
+  model: string | null;
+  /** SQL NULL: the event has no such field; JSON null: no rule matched. */
+  matched_rule: string | number | null | undefined;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface NewTraceEvent {
+  sessionId: string;
+  traceId: string;
+  eventType: TraceEventType;
+  taskType?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  /** A rule index (classification) or name (routing); null when none matched; leave out when not applicable. */
+  matchedRule?: string | number | null;
+  payload: Record<string, unknown>;
+  now: Date;
+}
+
+function toRecord(e: NewTraceEvent) {
+  return {
+    session_id: e.sessionId,
+    trace_id: e.traceId,
+    event_type: e.eventType,
+    task_type: e.taskType ?? null,
+    provider: e.provider ?? null,
+    model: e.model ?? null,
+    // Wrapped so that "null" survives as a value distinct from "absent".
+    matched_rule: e.matchedRule === undefined ? null : { v: e.matchedRule },
+    payload: e.payload,
+    created_at: e.now.toISOString(),
+  };
+}
+
+/**
+ * Appends events in the given order, in one statement (a turn records several
+ * at once). Their `seq` follows that order.
+ */
+export async function appendTraceEvents(
+  db: Queryable,
+  events: readonly NewTraceEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await db.query(
+    `INSERT INTO trace_events (session_id, trace_id, event_type, task_type, provider, model,
+                               matched_rule, payload, created_at)
+     SELECT (e ->> 'session_id')::uuid, (e ->> 'trace_id')::uuid, e ->> 'event_type',
+            e ->> 'task_type', e ->> 'provider', e ->> 'model', e -> 'matched_rule' -> 'v',
+            e -> 'payload', (e ->> 'created_at')::timestamptz
+     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t (e, ord)
+     ORDER BY ord`,
+    [JSON.stringify(events.map(toRecord))],
+  );
+}
+
+export async function appendTraceEvent(db: Queryable, event: NewTraceEvent): Promise<void> {
+  await appendTraceEvents(db, [event]);
+}
+
+/** A window of the trace, oldest first: `offset` leading events skipped, at most `limit`. */
+export async function listTraceEvents(
+  db: Queryable,
+  sessionId: string,
+  window: { limit: number; offset: number },
+): Promise<TraceEventRow[]> {
+  // Ordered by the qualified column: a bare `seq` would name the text output column.
+  const rows = await db.query<TraceEventRow & { has_rule: boolean }>(
+    `SELECT seq::text AS seq, session_id, trace_id, event_type, task_type, provider, model,
+            matched_rule, matched_rule IS NOT NULL AS has_rule, payload, created_at
+     FROM trace_events WHERE session_id = $1
+     ORDER BY trace_events.seq LIMIT $2 OFFSET $3`,
+    [sessionId, window.limit, window.offset],
+  );
+  return rows.map(({ has_rule, ...row }) => ({
+    ...row,
+    seq: Number(row.seq),
+    matched_rule: has_rule ? row.matched_rule ?? null : undefined,
+  }));
+}

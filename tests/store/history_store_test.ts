@@ -1,0 +1,385 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { uuidv7 } from "../../src/platform/ids.ts";
+import { listRunApprovals, recordApproval } from "../../src/store/approvals.ts";
+import type { Db } from "../../src/store/db.ts";
+import {
+  forgetMemory,
+  listMemories,
+  recallMemories,
+  recordMemory,
+} from "../../src/store/memories.ts";
+import {
+  appendMessage,
+  findMessageBySeq,
+  listHistory,
+  replaceMessageContent,
+} from "../../src/store/messages.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { claimForExecute } from "../../src/store/run_admission.ts";
+import { getSealedContent, putSealedContent } from "../../src/store/sealed_content.ts";
+import { deleteSession, insertSession, listMessages } from "../../src/store/sessions.ts";
+import { appendTraceEvent, appendTraceEvents, listTraceEvents } from "../../src/store/traces.ts";
+import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
+import { insertUserWithKey } from "../../src/store/users.ts";
+import { storesUnderTest } from "../support/databases.ts";
+
+const T0 = new Date("2026-03-01T10:00:00.000Z");
+const at = (s: number) => new Date(T0.getTime() + s * 1000);
+const ENVELOPE = {
+  version: 1,
+  algorithm: "A256GCM",
+  key_id: "k1",
+  nonce: "bm9uY2U=",
+  ciphertext: "Y3Q=",
+};
+
+async function newUser(db: Db): Promise<string> {
+  const userId = uuidv7();
+  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
+  return userId;
+}
+
+async function newSession(db: Db, userId?: string): Promise<string> {
+  const owner = userId ?? await newUser(db);
+  return (await insertSession(db, { id: uuidv7(), userId: owner, title: "h", now: T0 })).id;
+}
+
+for (const store of storesUnderTest(process.env)) {
+  describe(`history store on ${store.name}`, () => {
+    let db: Db;
+    let opened: Awaited<ReturnType<typeof store.open>>;
+    before(async () => {
+      opened = await store.open();
+      db = opened.db;
+      await migrate(db);
+    });
+    after(() => opened.dispose());
+
+    test("messages take the next seq and list oldest first with their marks", async () => {
+      const sessionId = await newSession(db);
+      const claim = await claimForExecute(db, {
+        sessionId,
+        runId: uuidv7(),
+        turnId: uuidv7(),
+        instance: "i",
+        now: T0,
+      });
+      assert.equal(claim.kind, "claimed");
+      const runId = claim.kind === "claimed" ? claim.run.id : null;
+      const user = await appendMessage(db, {
+        id: uuidv7(),
+        sessionId,
+        runId,
+        role: "user",
+        content: { plaintext: "hi" },
+        now: at(1),
+      });
+      const reply = await appendMessage(db, {
+        id: uuidv7(),
+        sessionId,
+        runId,
+        role: "assistant",
+        content: { plaintext: "hel" },
+        provider: "ollama",
+        model: "qwen3",
+        constrained: true,
+        interrupted: true,
+        now: at(2),
+      });
+      assert.equal(user.seq, 1);
+      assert.equal(user.provider, null);
+      assert.equal(user.constrained, false);
+      assert.equal(reply.seq, 2);
+      assert.equal(reply.run_id, runId);
+      const history = await listHistory(db, sessionId);
+      assert.deepEqual(history, [user, reply]);
+      assert.equal(history[1].interrupted, true);
+      assert.equal(history[1].constrained, true);
+      assert.equal(history[1].created_at.toISOString(), at(2).toISOString());
+      assert.deepEqual((await listMessages(db, sessionId)).map((m) => m.role), [
+        "user",
+        "assistant",
+      ]);
+      assert.equal((await findMessageBySeq(db, sessionId, 2))?.id, reply.id);
+      assert.equal(await findMessageBySeq(db, sessionId, 3), null);
+      assert.equal(await replaceMessageContent(db, sessionId, 2, { encrypted: ENVELOPE }), true);
+      assert.deepEqual((await findMessageBySeq(db, sessionId, 2))?.content, {
+        encrypted: ENVELOPE,
+      });
+      assert.equal(await replaceMessageContent(db, sessionId, 9, { plaintext: "" }), false);
+    });
+
+    test("parallel appends to one session never share a seq", async () => {
+      const sessionId = await newSession(db);
+      const other = opened.reopen ? await opened.reopen() : db;
+      await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          appendMessage(i % 2 === 0 ? db : other, {
+            id: uuidv7(),
+            sessionId,
+            role: "user",
+            content: { plaintext: `m${i}` },
+            now: at(i),
+          })),
+      );
+      assert.deepEqual(
+        (await listHistory(db, sessionId)).map((m) => m.seq),
+        Array.from({ length: 16 }, (_, i) => i + 1),
+      );
+    });
+
+    test("appendMessage inside a caller's transaction rolls back with it", async () => {
+      const sessionId = await newSession(db);
+      await assert.rejects(db.transaction(async (tx) => {
+        await appendMessage(tx, {
+          id: uuidv7(),
+          sessionId,
+          role: "user",
+          content: { plaintext: "x" },
+          now: T0,
+        });
+        throw new Error("abort");
+      }));
+      assert.deepEqual(await listHistory(db, sessionId), []);
+    });
+
+    test("trace events keep their order, fields and the difference between null and absent rule", async () => {
+      const sessionId = await newSession(db);
+      const traceId = uuidv7();
+      const base = { sessionId, traceId, now: at(1) };
+      await appendTraceEvents(db, [
+        {
+          ...base,
+          eventType: "classification",
+          taskType: "chat",
+          matchedRule: 2,
+          payload: { plaintext: { intent: "chat" } },
+        },
+        {
+          ...base,
+          eventType: "routing_decision",
+          taskType: "chat",
+          provider: "openai",
+          model: "gpt-4o",
+          matchedRule: null,
+          payload: { plaintext: { provider: "openai" } },
+        },
+        { ...base, eventType: "message", payload: { encrypted: ENVELOPE } },
+      ]);
+      await appendTraceEvent(db, {
+        ...base,
+        eventType: "routing_decision",
+        matchedRule: "docs",
+        payload: { plaintext: {} },
+      });
+      await appendTraceEvents(db, []);
+      const events = await listTraceEvents(db, sessionId, { limit: 50, offset: 0 });
+      assert.deepEqual(events.map((e) => e.matched_rule), [2, null, undefined, "docs"]);
+      assert.deepEqual(events.map((e) => e.event_type), [
+        "classification",
+        "routing_decision",
+        "message",
+        "routing_decision",
+      ]);
+      assert.ok(events.every((e, i) => i === 0 || e.seq > events[i - 1].seq));
+      assert.equal(events[1].provider, "openai");
+      assert.equal(events[0].provider, null);
+      assert.equal(events[0].task_type, "chat");
+      assert.equal(events[0].trace_id, traceId);
+      assert.deepEqual(events[2].payload, { encrypted: ENVELOPE });
+      assert.equal(events[0].created_at.toISOString(), at(1).toISOString());
+
+      await appendTraceEvents(
+        db,
+        Array.from({ length: 12 }, (_, i) => ({
+          ...base,
+          eventType: "tool_call" as const,
+          payload: { plaintext: { tool_name: `t${i}` } },
+        })),
+      );
+      const many = await listTraceEvents(db, sessionId, { limit: 50, offset: 4 });
+      assert.deepEqual(
+        many.map((e) => (e.payload.plaintext as { tool_name: string }).tool_name),
+        Array.from({ length: 12 }, (_, i) => `t${i}`),
+        "in the order recorded, past nine events too",
+      );
+      const window = await listTraceEvents(db, sessionId, { limit: 2, offset: 1 });
+      assert.deepEqual(window.map((e) => e.seq), [events[1].seq, events[2].seq]);
+      assert.deepEqual(await listTraceEvents(db, sessionId, { limit: 0, offset: 0 }), []);
+      assert.deepEqual(await listTraceEvents(db, sessionId, { limit: 5, offset: 16 }), []);
+      assert.deepEqual(
+        await listTraceEvents(db, sessionId, {
+          limit: Number.MAX_SAFE_INTEGER,
+          offset: Number.MAX_SAFE_INTEGER,
+        }),
+        [],
+      );
+    });
+
+    test("usage events keep unreported counts null, exact costs, and drop figures when sealed", async () => {
+      const sessionId = await newSession(db);
+      const base = { sessionId, traceId: uuidv7(), provider: "openai", model: "gpt-4o", now: T0 };
+      await appendUsageEvent(db, {
+        ...base,
+        taskType: "chat",
+        inputTokens: 10,
+        outputTokens: null,
+        cost: "0.000123456789012345678",
+      });
+      await appendUsageEvent(db, { ...base, taskType: "edit", cost: null });
+      await appendUsageEvent(db, {
+        ...base,
+        taskType: "plan",
+        inputTokens: 5,
+        outputTokens: 6,
+        cost: "1.5",
+        sealed: true,
+      });
+      const rows = await listUsageEvents(db, sessionId);
+      assert.deepEqual(
+        rows.map((r) => [r.task_type, r.input_tokens, r.output_tokens, r.cost, r.sealed]),
+        [
+          ["chat", 10, null, "0.000123456789012345678", false],
+          ["edit", null, null, null, false],
+          ["plan", null, null, null, true],
+        ],
+      );
+      assert.equal(rows[0].currency, "USD");
+      for (let i = 0; i < 12; i++) {
+        await appendUsageEvent(db, { ...base, taskType: `t${i}`, sealed: true });
+      }
+      assert.deepEqual(
+        (await listUsageEvents(db, sessionId)).slice(3).map((r) => r.task_type),
+        Array.from({ length: 12 }, (_, i) => `t${i}`),
+        "in the order recorded, past nine events too",
+      );
+      assert.equal(rows[0].cached_tokens, null);
+      assert.ok(rows[0].seq < rows[1].seq);
+    });
+
+    test("memories: a key is replaced, scopes are apart, forget removes, the newest 40 are listed", async () => {
+      const userId = await newUser(db);
+      const sessionId = await newSession(db, userId);
+      const user = { userId, sessionId: null };
+      const session = { userId, sessionId };
+      const first = await recordMemory(db, {
+        ...user,
+        id: uuidv7(),
+        key: "editor",
+        value: { plaintext: "vim" },
+        now: at(1),
+      });
+      const replaced = await recordMemory(db, {
+        ...user,
+        id: uuidv7(),
+        key: "editor",
+        value: { plaintext: "helix" },
+        now: at(2),
+      });
+      assert.equal(replaced.id, first.id);
+      assert.deepEqual(replaced.value, { plaintext: "helix" });
+      assert.equal(replaced.updated_at.toISOString(), at(2).toISOString());
+      await recordMemory(db, {
+        ...session,
+        id: uuidv7(),
+        key: "editor",
+        value: { encrypted: ENVELOPE },
+        now: at(3),
+      });
+      const recalled = await recallMemories(db, userId, sessionId);
+      assert.deepEqual(recalled.user.map((m) => m.value), [{ plaintext: "helix" }]);
+      assert.deepEqual(recalled.session.map((m) => m.value), [{ encrypted: ENVELOPE }]);
+
+      for (let i = 0; i < 45; i++) {
+        await recordMemory(db, {
+          ...session,
+          id: uuidv7(),
+          key: `k${i}`,
+          value: { plaintext: String(i) },
+          now: at(10 + i),
+        });
+      }
+      const listed = await listMemories(db, session);
+      assert.equal(listed.length, 40);
+      assert.equal(listed[0].key, "k44");
+      assert.equal(listed[39].key, "k5");
+
+      assert.equal(await forgetMemory(db, { ...user, key: "editor" }), true);
+      assert.equal(await forgetMemory(db, { ...user, key: "editor" }), false);
+      assert.deepEqual(await listMemories(db, user), []);
+      assert.equal((await listMemories(db, session, 100)).length, 46, "session store untouched");
+
+      assert.equal(await deleteSession(db, userId, sessionId), true);
+      assert.deepEqual(await listMemories(db, session), []);
+    });
+
+    test("approvals are recorded per run", async () => {
+      const sessionId = await newSession(db);
+      const claim = await claimForExecute(db, {
+        sessionId,
+        runId: uuidv7(),
+        turnId: uuidv7(),
+        instance: "i",
+        now: T0,
+      });
+      const runId = claim.kind === "claimed" ? claim.run.id : "";
+      const a = await recordApproval(db, {
+        id: uuidv7(),
+        sessionId,
+        runId,
+        targetType: "tool_call",
+        targetId: "c1",
+        decision: "approved",
+        now: at(1),
+      });
+      assert.equal(a.reason, null);
+      await recordApproval(db, {
+        id: uuidv7(),
+        sessionId,
+        runId,
+        targetType: "remote_disclosure",
+        targetId: "ap1",
+        decision: "rejected",
+        reason: "no",
+        now: at(2),
+      });
+      const listed = await listRunApprovals(db, runId);
+      assert.deepEqual(listed.map((r) => [r.target_type, r.decision, r.reason]), [
+        ["tool_call", "approved", null],
+        ["remote_disclosure", "rejected", "no"],
+      ]);
+      await assert.rejects(recordApproval(db, {
+        id: uuidv7(),
+        sessionId,
+        targetType: "plan",
+        targetId: "p",
+        decision: "maybe" as "approved",
+        now: at(3),
+      }));
+    });
+
+    test("sealed content is stored verbatim by reference and replaced when sealed again", async () => {
+      const sessionId = await newSession(db);
+      await putSealedContent(db, sessionId, {
+        "message:1": ENVELOPE,
+        "tool_call:c1": { ...ENVELOPE, nonce: "bg==" },
+      }, T0);
+      await putSealedContent(db, sessionId, {}, T0);
+      await putSealedContent(
+        db,
+        sessionId,
+        { "message:1": { ...ENVELOPE, ciphertext: "bmV3" } },
+        at(1),
+      );
+      const got = await getSealedContent(db, sessionId, ["message:1", "tool_call:c1", "plan:x"]);
+      assert.deepEqual(got, {
+        "message:1": { ...ENVELOPE, ciphertext: "bmV3" },
+        "tool_call:c1": { ...ENVELOPE, nonce: "bg==" },
+      });
+      assert.deepEqual(await getSealedContent(db, sessionId, []), {});
+      assert.deepEqual(await getSealedContent(db, await newSession(db), ["message:1"]), {});
+    });
+  });
+}

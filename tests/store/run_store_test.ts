@@ -1,0 +1,437 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { uuidv7 } from "../../src/platform/ids.ts";
+import type { Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { openPostgres } from "../../src/store/postgres_driver.ts";
+import {
+  claimForContinue,
+  claimForExecute,
+  type ExecuteClaim,
+  supersede,
+} from "../../src/store/run_admission.ts";
+import {
+  CLAIM_LEASE_MS,
+  findLiveRun,
+  findRun,
+  finishRun,
+  pauseRun,
+  readSupersedeSeq,
+  renewClaim,
+  returnToClient,
+  type RunRow,
+  saveRunInput,
+} from "../../src/store/runs.ts";
+import { insertSession } from "../../src/store/sessions.ts";
+import { notifySuperseded, openSupersedeSignals } from "../../src/store/supersede_signal.ts";
+import { isUniqueViolation } from "../../src/store/transaction.ts";
+import { insertUserWithKey } from "../../src/store/users.ts";
+import { createScratchDatabase, storesUnderTest } from "../support/databases.ts";
+
+const T0 = new Date("2026-03-01T10:00:00.000Z");
+const later = (ms: number) => new Date(T0.getTime() + ms);
+const TOOL_PAUSE = {
+  kind: "tool",
+  order: ["c1"],
+  calls: [{ call_id: "c1", name: "read_file", requires_approval: "allow" }],
+  service_results: [],
+  to_encrypt: [],
+};
+
+async function newSession(db: Db): Promise<string> {
+  const userId = uuidv7();
+  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
+  return (await insertSession(db, { id: uuidv7(), userId, title: "runs", now: T0 })).id;
+}
+
+function claimed(c: ExecuteClaim): { run: RunRow; superseded: RunRow | null } {
+  assert.equal(c.kind, "claimed");
+  return c as Extract<ExecuteClaim, { kind: "claimed" }>;
+}
+
+const execute = (db: Db, sessionId: string, now = T0, instance = "i1") =>
+  claimForExecute(db, {
+    sessionId,
+    runId: uuidv7(),
+    turnId: uuidv7(),
+    instance,
+    now,
+    runInput: { text: "hello" },
+  });
+
+for (const store of storesUnderTest(process.env)) {
+  describe(`run store on ${store.name}`, () => {
+    let db: Db;
+    let opened: Awaited<ReturnType<typeof store.open>>;
+    before(async () => {
+      opened = await store.open();
+      db = opened.db;
+      await migrate(db);
+    });
+    after(() => opened.dispose());
+
+    test("execute on a session without a live run starts a running run under a 30 s lease", async () => {
+      const sessionId = await newSession(db);
+      const { run, superseded } = claimed(await execute(db, sessionId));
+      assert.equal(superseded, null);
+      assert.equal(run.state, "running");
+      assert.equal(run.session_id, sessionId);
+      assert.equal(run.claimed_by, "i1");
+      assert.equal(run.claim_expires?.getTime(), T0.getTime() + CLAIM_LEASE_MS);
+      assert.deepEqual(run.run_input, { text: "hello" });
+      assert.equal(run.pause, null);
+      assert.equal(run.supersede_seq, 0);
+      assert.deepEqual(await findLiveRun(db, sessionId), run);
+    });
+
+    test("execute while a turn is running answers in flight and changes nothing", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId));
+      const second = await execute(db, sessionId, later(1000), "i2");
+      assert.equal(second.kind, "in_flight");
+      assert.equal(second.run?.id, run.id);
+      assert.deepEqual(await findRun(db, run.id), run);
+    });
+
+    test("a pause keeps its data and run input; continue claims it only for an allowed kind", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId));
+      const paused = await pauseRun(db, {
+        runId: run.id,
+        turnId: run.current_turn!,
+        now: later(1),
+        pause: TOOL_PAUSE,
+        runInput: { text: "hello", approved_paths: ["a.ts"] },
+      });
+      assert.equal(paused?.state, "awaiting_client");
+      assert.deepEqual(paused?.pause, TOOL_PAUSE);
+      assert.equal(paused?.claimed_by, null);
+      assert.equal(paused?.claim_expires, null);
+
+      const wrong = await claimForContinue(db, {
+        sessionId,
+        turnId: uuidv7(),
+        instance: "i2",
+        now: later(2),
+        pauseKinds: ["approval", "decrypt"],
+      });
+      assert.equal(wrong.kind, "mismatch");
+      assert.equal((await findRun(db, run.id))?.state, "awaiting_client", "checkpoint kept");
+
+      const turnId = uuidv7();
+      const right = await claimForContinue(db, {
+        sessionId,
+        turnId,
+        instance: "i2",
+        now: later(3),
+        pauseKinds: ["tool"],
+      });
+      assert.equal(right.kind, "claimed");
+      if (right.kind !== "claimed") return;
+      assert.equal(right.run.state, "running");
+      assert.equal(right.run.current_turn, turnId);
+      assert.equal(right.run.claimed_by, "i2");
+      assert.deepEqual(right.run.pause, TOOL_PAUSE, "the claim keeps the pause for validation");
+      assert.deepEqual(right.run.run_input, { text: "hello", approved_paths: ["a.ts"] });
+
+      // bad continuation data: the run goes back to the client unchanged
+      assert.equal(await returnToClient(db, { runId: run.id, turnId, now: later(4) }), true);
+      const again = await findRun(db, run.id);
+      assert.equal(again?.state, "awaiting_client");
+      assert.deepEqual(again?.pause, TOOL_PAUSE);
+      const any = await claimForContinue(db, {
+        sessionId,
+        turnId: uuidv7(),
+        instance: "i1",
+        now: later(5),
+      });
+      assert.equal(any.kind, "claimed", "no pause kinds given: any pause is claimed");
+    });
+
+    test("continue without a live run is no_active_run; during a running turn it is in flight", async () => {
+      const sessionId = await newSession(db);
+      const request = { sessionId, instance: "i1", now: T0 };
+      assert.deepEqual(await claimForContinue(db, { ...request, turnId: uuidv7() }), {
+        kind: "no_active_run",
+      });
+      const { run } = claimed(await execute(db, sessionId));
+      const during = await claimForContinue(db, { ...request, turnId: uuidv7() });
+      assert.equal(during.kind, "in_flight");
+      assert.equal(
+        await finishRun(db, {
+          runId: run.id,
+          turnId: run.current_turn!,
+          now: later(1),
+          state: "idle",
+        }),
+        true,
+      );
+      assert.equal(
+        (await claimForContinue(db, { ...request, turnId: uuidv7() })).kind,
+        "no_active_run",
+      );
+      assert.equal((await findRun(db, run.id))?.state, "idle");
+      claimed(await execute(db, sessionId, later(2)));
+    });
+
+    test("execute supersedes a run awaiting the client: it goes idle with its pause cleared", async () => {
+      const sessionId = await newSession(db);
+      const { run: first } = claimed(await execute(db, sessionId));
+      await pauseRun(db, {
+        runId: first.id,
+        turnId: first.current_turn!,
+        now: later(1),
+        pause: TOOL_PAUSE,
+      });
+      const { run: second, superseded } = claimed(await execute(db, sessionId, later(2)));
+      assert.notEqual(second.id, first.id);
+      assert.equal(superseded?.id, first.id);
+      assert.deepEqual(superseded?.pause, TOOL_PAUSE, "the caller learns which calls to cancel");
+      const old = await findRun(db, first.id);
+      assert.equal(old?.state, "idle");
+      assert.equal(old?.pause, null);
+      assert.equal(old?.supersede_seq, 1);
+      assert.equal((await findLiveRun(db, sessionId))?.id, second.id);
+    });
+
+    test("a lapsed claim belonged to a crashed instance: continue finds no run, execute starts over", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId));
+      const afterLease = later(CLAIM_LEASE_MS + 1);
+      assert.equal(
+        (await claimForContinue(db, {
+          sessionId,
+          turnId: uuidv7(),
+          instance: "i2",
+          now: afterLease,
+        })).kind,
+        "no_active_run",
+      );
+      const { superseded } = claimed(await execute(db, sessionId, afterLease, "i2"));
+      assert.equal(superseded?.id, run.id);
+      assert.equal((await findRun(db, run.id))?.state, "error");
+    });
+
+    test("renewing keeps the claim alive past the first lease", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId));
+      const at = later(CLAIM_LEASE_MS - 1000);
+      assert.equal(
+        await renewClaim(db, { runId: run.id, turnId: run.current_turn!, now: at }),
+        true,
+      );
+      const probe = await execute(db, sessionId, later(CLAIM_LEASE_MS + 1000));
+      assert.equal(probe.kind, "in_flight");
+      assert.equal(await renewClaim(db, { runId: run.id, turnId: uuidv7(), now: at }), false);
+    });
+
+    test("supersede takes a running run over: the old holder's updates do nothing", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId));
+      const oldTurn = { runId: run.id, turnId: run.current_turn!, now: later(1) };
+      assert.equal(await readSupersedeSeq(db, run.id), 0);
+      const newTurn = uuidv7();
+      const result = await supersede(db, {
+        sessionId,
+        turnId: newTurn,
+        instance: "i2",
+        now: later(1),
+      });
+      assert.equal(result?.previous.current_turn, run.current_turn);
+      assert.equal(result?.run.id, run.id);
+      assert.equal(result?.run.state, "running");
+      assert.equal(result?.run.current_turn, newTurn);
+      assert.equal(result?.run.claimed_by, "i2");
+      assert.equal(await readSupersedeSeq(db, run.id), 1);
+
+      assert.equal(await renewClaim(db, oldTurn), false);
+      assert.equal(await pauseRun(db, { ...oldTurn, pause: TOOL_PAUSE }), null);
+      assert.equal(await saveRunInput(db, { ...oldTurn, runInput: {} }), false);
+      assert.equal(await finishRun(db, { ...oldTurn, state: "idle" }), false);
+      assert.equal((await findRun(db, run.id))?.current_turn, newTurn);
+
+      assert.equal(
+        await saveRunInput(db, {
+          runId: run.id,
+          turnId: newTurn,
+          now: later(2),
+          runInput: { t: 2 },
+        }),
+        true,
+      );
+      assert.deepEqual((await findRun(db, run.id))?.run_input, { t: 2 });
+      assert.equal(
+        await finishRun(db, { runId: run.id, turnId: newTurn, now: later(2), state: "idle" }),
+        true,
+      );
+    });
+
+    test("supersede of a waiting run clears its pause and hands back what was pending", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId));
+      await pauseRun(db, {
+        runId: run.id,
+        turnId: run.current_turn!,
+        now: later(1),
+        pause: TOOL_PAUSE,
+      });
+      const result = await supersede(db, {
+        sessionId,
+        turnId: uuidv7(),
+        instance: "i1",
+        now: later(2),
+      });
+      assert.deepEqual(result?.previous.pause, TOOL_PAUSE);
+      assert.equal(result?.previous.state, "awaiting_client");
+      assert.equal(result?.run.pause, null);
+      assert.equal(result?.run.supersede_seq, 1);
+    });
+
+    test("supersede without a live run answers null", async () => {
+      const sessionId = await newSession(db);
+      assert.equal(
+        await supersede(db, { sessionId, turnId: uuidv7(), instance: "i1", now: T0 }),
+        null,
+      );
+      assert.equal(await readSupersedeSeq(db, uuidv7()), null);
+    });
+
+    test("a second live run violates the unique index, which reads as in flight", async () => {
+      const sessionId = await newSession(db);
+      claimed(await execute(db, sessionId));
+      const error = await db.query(
+        "INSERT INTO runs (id, session_id, state, created_at, updated_at) VALUES ($1, $2, 'awaiting_client', now(), now())",
+        [uuidv7(), sessionId],
+      ).then(() => null, (e: unknown) => e);
+      assert.ok(isUniqueViolation(error));
+      assert.equal(isUniqueViolation(new Error("other")), false);
+    });
+
+    test("a supersede notification is harmless without listeners and on the embedded store", async () => {
+      const signals = await openSupersedeSignals(undefined);
+      let heard = 0;
+      const stop = signals.watch("r", () => heard++);
+      await db.transaction((tx) => notifySuperseded(tx, "r", 1));
+      stop();
+      await signals.close();
+      assert.equal(heard, 0);
+    });
+  });
+}
+
+// Two instances are two connection pools on one PostgreSQL.
+const adminUrl = process.env.DATABASE_URL;
+if (adminUrl) {
+  describe("runs across two instances on PostgreSQL", () => {
+    let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+    let a: Db;
+    let b: Db;
+    before(async () => {
+      scratch = await createScratchDatabase(adminUrl);
+      a = openPostgres(scratch.url, { max: 5 });
+      b = openPostgres(scratch.url, { max: 5 });
+      await migrate(a);
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await scratch.drop();
+    });
+
+    test("of many parallel continues exactly one claims the run, the rest are in flight", async () => {
+      const sessionId = await newSession(a);
+      const { run } = claimed(await execute(a, sessionId));
+      await pauseRun(a, {
+        runId: run.id,
+        turnId: run.current_turn!,
+        now: later(1),
+        pause: TOOL_PAUSE,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          claimForContinue(i % 2 === 0 ? a : b, {
+            sessionId,
+            turnId: uuidv7(),
+            instance: i % 2 === 0 ? "a" : "b",
+            now: later(2),
+            pauseKinds: ["tool"],
+          })),
+      );
+      const kinds = results.map((r) => r.kind).sort();
+      assert.deepEqual(kinds, ["claimed", ...Array(11).fill("in_flight")]);
+    });
+
+    test("of many parallel executes exactly one starts a run", async () => {
+      const sessionId = await newSession(a);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => execute(i % 2 === 0 ? a : b, sessionId, T0, `i${i}`)),
+      );
+      assert.equal(results.filter((r) => r.kind === "claimed").length, 1);
+      assert.equal(results.filter((r) => r.kind === "in_flight").length, 9);
+      const live = await a.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM runs WHERE session_id = $1",
+        [sessionId],
+      );
+      assert.equal(live[0].n, 1);
+    });
+
+    test("parallel executes on a waiting run: one supersedes it, the others are in flight", async () => {
+      const sessionId = await newSession(a);
+      const { run } = claimed(await execute(a, sessionId));
+      await pauseRun(a, {
+        runId: run.id,
+        turnId: run.current_turn!,
+        now: later(1),
+        pause: TOOL_PAUSE,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => execute(i % 2 === 0 ? a : b, sessionId, later(2))),
+      );
+      assert.equal(results.filter((r) => r.kind === "claimed").length, 1);
+      assert.equal((await findRun(b, run.id))?.state, "idle");
+    });
+
+    test("execute on one instance while the other runs a turn is in flight", async () => {
+      const sessionId = await newSession(a);
+      claimed(await execute(a, sessionId, T0, "a"));
+      assert.equal((await execute(b, sessionId, later(5), "b")).kind, "in_flight");
+    });
+
+    test("a supersede made on one instance is seen by the other's poll and heard by its listener", async () => {
+      const sessionId = await newSession(a);
+      const { run } = claimed(await execute(a, sessionId, T0, "a"));
+      const signals = await openSupersedeSignals(scratch.url);
+      try {
+        const heard: number[] = [];
+        const stop = signals.watch(run.id, (seq) => heard.push(seq));
+        signals.watch(uuidv7(), () => assert.fail("another run's watcher must not hear it"));
+        const result = await supersede(b, {
+          sessionId,
+          turnId: uuidv7(),
+          instance: "b",
+          now: later(1),
+        });
+        assert.equal(await readSupersedeSeq(a, run.id), result?.run.supersede_seq);
+        const deadline = Date.now() + 2000;
+        while (heard.length === 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.deepEqual(heard, [1]);
+
+        // a notification in a transaction that rolls back is never delivered
+        await assert.rejects(b.transaction(async (tx) => {
+          await notifySuperseded(tx, run.id, 99);
+          throw new Error("roll back");
+        }));
+        await supersede(b, { sessionId, turnId: uuidv7(), instance: "b", now: later(2) });
+        const until = Date.now() + 2000;
+        while (heard.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        assert.deepEqual(heard, [1, 2]);
+        stop();
+      } finally {
+        await signals.close();
+      }
+    });
+  });
+}

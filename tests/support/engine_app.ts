@@ -1,0 +1,237 @@
+/**
+ * Helpers for run engine tests: an app whose route table surely holds execute
+ * and continue, provider replies shaped like the recorded fixtures, and a
+ * reader for streamed turns that checks every event against the OpenAPI
+ * document.
+ */
+import type { ModelDescriptor } from "../../src/core/model.ts";
+import type { Deps, Endpoint } from "../../src/http/context.ts";
+import { createHandler } from "../../src/http/handler.ts";
+import type { Route } from "../../src/http/router.ts";
+import { ROUTES } from "../../src/http/routes.ts";
+import { continueEndpoint } from "../../src/http/routes/continue.ts";
+import { executeEndpoint } from "../../src/http/routes/execute.ts";
+import { memoryLogger } from "../../src/log.ts";
+import { registryFromConfig } from "../../src/main.ts";
+import { createModelCache } from "../../src/providers/model_cache.ts";
+import { uuidv7 } from "../../src/platform/ids.ts";
+import { loadConfig } from "../../src/config.ts";
+import type { Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { openPglite } from "../../src/store/pglite_driver.ts";
+import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
+import { type TestApp, testClock } from "./app.ts";
+import type { FixtureResponse } from "./fake_provider.ts";
+import { assertMatchesSchema } from "./openapi.ts";
+
+const ENGINE_ROUTES: Route<Endpoint>[] = [
+  { method: "POST", path: "/api/v1/sessions/:session_id/execute", handler: executeEndpoint },
+  { method: "POST", path: "/api/v1/sessions/:session_id/continue", handler: continueEndpoint },
+];
+
+export function engineRoutes(): Route<Endpoint>[] {
+  const missing = ENGINE_ROUTES.filter((r) =>
+    !ROUTES.some((o) => o.method === r.method && o.path === r.path)
+  );
+  return [...ROUTES, ...missing];
+}
+
+export interface EngineAppOptions {
+  /** Fake provider base URLs: `openai` (remote, keyed) and `ollama` (local). */
+  openai: string;
+  ollama: string;
+  db?: Db;
+  signals?: SupersedeSignals;
+}
+
+/** The service in process with openai and ollama pointed at fake providers, models configured. */
+export async function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
+  const config = await loadConfig([], {});
+  config.storagePath = "memory://";
+  config.limits.providerTimeoutMs = 10_000;
+  config.providers = {
+    ...config.providers,
+    openai: { base_url: `${o.openai}/v1`, models: ["gpt-4o-mini", "gpt-4o"] },
+    ollama: { base_url: o.ollama, models: ["qwen3:8b"] },
+  };
+  const registry = registryFromConfig(config);
+  const db = o.db ?? await openPglite("memory://");
+  await migrate(db);
+  const logger = memoryLogger();
+  const clock = testClock();
+  const listingCache = createModelCache<ModelDescriptor[]>({ now: () => clock.now().getTime() });
+  const deps: Deps = {
+    db,
+    config,
+    logger,
+    now: clock.now,
+    newId: () => uuidv7(clock.now().getTime()),
+    registry,
+    listingCache,
+    ...(o.signals ? { signals: o.signals } : {}),
+  };
+  return {
+    handler: createHandler(deps, engineRoutes()),
+    db,
+    config,
+    clock,
+    logLines: logger.lines,
+    registry,
+    listingCache,
+    close: () => o.db ? Promise.resolve() : db.close(),
+  };
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+export interface ReplyCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** A buffered Chat Completions answer, shaped like fixtures/providers/openai/plain_buffered.json. */
+export function openAiReply(
+  r: { text?: string; calls?: ReplyCall[]; input?: number; output?: number },
+): FixtureResponse {
+  const calls = r.calls ?? [];
+  return {
+    status: 200,
+    headers: JSON_HEADERS,
+    body: {
+      id: "chatcmpl-test",
+      object: "chat.completion",
+      created: 1741569952,
+      model: "gpt-4o-mini-2024-07-18",
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: r.text ?? null,
+          ...(calls.length > 0
+            ? {
+              tool_calls: calls.map((c, i) => ({
+                id: `call_${i}`,
+                type: "function",
+                function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+              })),
+            }
+            : {}),
+        },
+        finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+      }],
+      usage: {
+        prompt_tokens: r.input ?? 24,
+        completion_tokens: r.output ?? 7,
+        total_tokens: (r.input ?? 24) + (r.output ?? 7),
+      },
+    },
+  };
+}
+
+/** A buffered Ollama /api/chat answer, shaped like fixtures/providers/ollama/plain_buffered.json. */
+export function ollamaReply(r: { text?: string; calls?: ReplyCall[] }): FixtureResponse {
+  const calls = r.calls ?? [];
+  return {
+    status: 200,
+    headers: JSON_HEADERS,
+    body: {
+      model: "qwen3:8b",
+      created_at: "2025-03-10T12:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: r.text ?? "",
+        ...(calls.length > 0
+          ? {
+            tool_calls: calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })),
+          }
+          : {}),
+      },
+      done: true,
+      done_reason: "stop",
+      prompt_eval_count: 30,
+      eval_count: 9,
+    },
+  };
+}
+
+/** A Chat Completions stream of `parts`, one text delta each, `delayMs` apart. */
+export function openAiStream(parts: string[], delayMs = 0): FixtureResponse {
+  const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: unknown) =>
+    `data: ${
+      JSON.stringify({
+        id: "chatcmpl-test",
+        object: "chat.completion.chunk",
+        created: 1741569952,
+        model: "gpt-4o-mini",
+        choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+        usage: usage ?? null,
+      })
+    }\n\n`;
+  return {
+    status: 200,
+    headers: { "content-type": "text/event-stream; charset=utf-8" },
+    chunk_delay_ms: delayMs,
+    chunks: [
+      chunk({ role: "assistant", content: "" }, null),
+      ...parts.map((p) => chunk({ content: p }, null)),
+      chunk({}, "stop"),
+      chunk({}, null, { prompt_tokens: 24, completion_tokens: parts.length }),
+      "data: [DONE]\n\n",
+    ],
+  };
+}
+
+/** Parses an SSE body into its events (comments dropped), checking each against the document. */
+export function parseSse(text: string): { events: Record<string, unknown>[]; comments: number } {
+  const events: Record<string, unknown>[] = [];
+  let comments = 0;
+  for (const frame of text.split("\n\n")) {
+    if (frame === "") continue;
+    if (frame.startsWith(":")) {
+      comments++;
+      continue;
+    }
+    if (!frame.startsWith("data: ")) throw new Error(`unexpected SSE frame: ${frame}`);
+    const event = JSON.parse(frame.slice("data: ".length));
+    assertMatchesSchema("TurnStreamEvent", event);
+    events.push(event);
+  }
+  return { events, comments };
+}
+
+export interface StreamResult {
+  status: number;
+  contentType: string | null;
+  // deno-lint-ignore no-explicit-any
+  events: any[];
+  // deno-lint-ignore no-explicit-any
+  body?: any;
+}
+
+/** Sends a streamed request; a JSON answer (a failure before the stream) comes back as `body`. */
+export async function callStream(
+  app: Pick<TestApp, "handler">,
+  path: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<StreamResult> {
+  const response = await app.handler(
+    new Request(`http://127.0.0.1${path}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "text/event-stream",
+        "content-type": "application/json",
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+  const contentType = response.headers.get("content-type");
+  const text = await response.text();
+  if (!contentType?.startsWith("text/event-stream")) {
+    return { status: response.status, contentType, events: [], body: JSON.parse(text) };
+  }
+  return { status: response.status, contentType, events: parseSse(text).events };
+}
