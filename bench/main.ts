@@ -1,6 +1,7 @@
 // Benchmarks, printed as tables: `deno task bench` (or `bun bench/main.ts`).
 // In-process handler latency for the foundation endpoints on the embedded store,
-// in-process routing decision latency, and POST …/preview over real HTTP.
+// in-process routing decision latency, POST …/preview over real HTTP, and the run
+// engine over real HTTP: added latency per turn, turns per second, concurrent streams.
 import { createHandler } from "../src/http/handler.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
@@ -12,6 +13,7 @@ import { createModelCache } from "../src/providers/model_cache.ts";
 import { runDecisionBench } from "./decision.ts";
 import { printTable } from "./measure.ts";
 import { runPreviewHttpBench } from "./preview_http.ts";
+import { runTurnBenchmarks } from "./turns_bench.ts";
 
 interface Row {
   name: string;
@@ -122,3 +124,4 @@ printTable(
   "POST /api/v1/sessions/{id}/preview over HTTP (the service on this runtime, memory store, listings from fake providers, cached)",
   await runPreviewHttpBench(),
 );
+await runTurnBenchmarks();

@@ -4,52 +4,10 @@
  * pointed at fake providers that serve the listings, then 1 and 32 clients
  * sending previews as fast as they are answered.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { startFakeProvider } from "../tests/support/fake_provider.ts";
 import { MATCHING_PROMPT, requestBody } from "./decision.ts";
 import { type BenchRow, measureConcurrent } from "./measure.ts";
-
-const root = fileURLToPath(new URL("../", import.meta.url));
-const onBun = process.versions.bun !== undefined;
-
-function startService(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const args = onBun ? ["src/runtime/bun.ts"] : ["run", "--allow-all", "src/runtime/deno.ts"];
-  const base = { ...process.env };
-  delete base.DATABASE_URL;
-  delete base.ROUTER_CONFIG;
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...base, PORT: "0", ROUTER_STORAGE_PATH: "memory://", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const onData = (chunk: Uint8Array) => {
-      output += new TextDecoder().decode(chunk);
-      const line = output.split("\n").find((l) => l.includes('"msg":"listening"'));
-      if (line === undefined) return;
-      // Keep draining the request log so the pipe never fills.
-      child.stderr!.off("data", onData);
-      child.stderr!.on("data", () => {});
-      resolve({ url: JSON.parse(line).url, child });
-    };
-    child.stderr!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-  });
-}
-
-async function post(url: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
+import { postJson as post, signedIn, startService } from "./service_process.ts";
 
 export async function runPreviewHttpBench(total = 2000): Promise<BenchRow[]> {
   const openai = await startFakeProvider();
@@ -66,16 +24,15 @@ export async function runPreviewHttpBench(total = 2000): Promise<BenchRow[]> {
     });
     ollama.enqueue({ status: 200, headers: json, body: { models: [{ name: "qwen3:8b" }] } });
   }
-  const { url, child } = await startService({
+  const service = await startService({
     ROUTER_PROVIDERS_OPENAI_BASE_URL: `${openai.url}/v1`,
     ROUTER_PROVIDERS_ANTHROPIC_BASE_URL: anthropic.url,
     ROUTER_PROVIDERS_GEMINI_BASE_URL: `${ollama.url}/unused`,
     ROUTER_PROVIDERS_OLLAMA_BASE_URL: ollama.url,
   });
   try {
-    const boot = await post(url, "/api/v1/auth/bootstrap", {});
-    const { token } = await post(url, "/api/v1/auth/sign-in", { "x-router-api-key": boot.api_key });
-    const auth = { authorization: `Bearer ${token}` };
+    const url = service.url;
+    const auth = await signedIn(url);
     const { session } = await post(url, "/api/v1/sessions", auth, { title: "bench" });
     const headers = {
       ...auth,
@@ -109,10 +66,7 @@ export async function runPreviewHttpBench(total = 2000): Promise<BenchRow[]> {
       ),
     ];
   } finally {
-    await new Promise<void>((resolve) => {
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
+    await service.stop();
     await openai.close();
     await anthropic.close();
     await ollama.close();

@@ -76,7 +76,12 @@ export function sessionDetail(s: SessionRecord, messages: MessageRecord[]): Sess
     ...(s.key_id === null ? {} : { key_id: s.key_id }),
     created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(),
-    messages: messages.map(sessionMessage),
+    // A message of an encrypted session keeps no content until the client seals it;
+    // one never sealed (the client broke off) is not part of the history.
+    messages: messages.filter((m) =>
+      m.content.plaintext !== undefined || m.content.encrypted !== undefined
+    )
+      .map(sessionMessage),
     metadata: s.metadata,
   };
 }

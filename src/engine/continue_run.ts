@@ -4,29 +4,27 @@
  * (of parallel continues exactly one proceeds, the rest get 409), is checked
  * against the pause (bad data gives the run back to the client, checkpoint
  * kept), applied to the run input, and the turn loop goes on. `break` and
- * `inject` supersede whatever the run is doing, on any instance.
+ * `inject` supersede whatever the run is doing, on any instance. An encrypted
+ * session's continuations are sealed_continue.ts.
  */
-import { approvalTarget, approvalTracePayload } from "../core/approvals.ts";
 import type { Continuation } from "../core/continuation.ts";
-import { checkContinuation, type CheckedContinuation } from "../core/continuation_check.ts";
+import { checkContinuation } from "../core/continuation_check.ts";
 import { ServiceError } from "../core/errors.ts";
 import { admit, claimableFrom } from "../core/run_admission.ts";
 import { IDLE_RUN, type Pause, type RunSnapshot } from "../core/run_state.ts";
-import { toolCallTracePayload } from "../core/tool_mediation.ts";
 import { idleEnvelope } from "../core/turn_envelope.ts";
-import { recordApproval } from "../store/approvals.ts";
 import { claimForContinue, supersede } from "../store/run_admission.ts";
 import { findLiveRun, returnToClient, type RunRow, saveRunInput } from "../store/runs.ts";
-import { appendTraceEvents, type NewTraceEvent } from "../store/traces.ts";
+import { applyToInput, recordAnswer, type Resume } from "./answer_records.ts";
 import { respondWithTurn } from "./respond.ts";
 import { cancelUnanswered, readRunInput, type RunInput } from "./run_input.ts";
+import { continueSealed, supersedeSealed } from "./sealed_continue.ts";
 import { cancelPendingCalls, type TurnCall, turnContextFor } from "./start_run.ts";
-import { traceEvent, type TraceScope } from "./trace_records.ts";
 import type { TurnContext, TurnResult } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
 import { finishTurn, persistMessage } from "./turn_records.ts";
 
-export const PLAN_APPROVED = "The plan is approved: carry it out.";
+export { PLAN_APPROVED } from "./plan_text.ts";
 
 function snapshot(run: RunRow | null): RunSnapshot {
   if (run === null) return IDLE_RUN;
@@ -37,72 +35,6 @@ function refuse(kind: Continuation["type"], run: RunRow | null): never {
   const verdict = admit(kind, snapshot(run));
   if (verdict.ok) throw new Error("a refused claim was admitted");
   throw new ServiceError(verdict.failure);
-}
-
-type Resume = "loop" | "idle";
-
-/** Applies a checked answer to the run input and records its approvals; says what comes next. */
-async function apply(
-  t: Omit<TurnContext, "sink" | "signal">,
-  checked: CheckedContinuation,
-): Promise<Resume> {
-  const { deps, input } = t;
-  const scope: TraceScope = { sessionId: t.session.id, traceId: t.turnId, now: deps.now() };
-  const events: NewTraceEvent[] = [];
-  const approve = async (
-    type: string,
-    id: string,
-    decision: "approved" | "rejected",
-    reason?: string | null,
-  ) => {
-    await recordApproval(deps.db, {
-      id: deps.newId(),
-      sessionId: t.session.id,
-      runId: t.runId,
-      targetType: type,
-      targetId: id,
-      decision,
-      reason: reason ?? null,
-      now: deps.now(),
-    });
-    events.push(
-      traceEvent(scope, "approval", {
-        ...approvalTracePayload(type as "plan", id, decision, reason),
-      }),
-    );
-  };
-  if (checked.type === "tool_results") {
-    for (const a of checked.approvals) await approve("tool_call", a.call_id, a.decision);
-    for (const r of checked.results) {
-      const status = r.decision === "rejected" ? "rejected" : r.is_error ? "failed" : "completed";
-      events.push(traceEvent(scope, "tool_call", toolCallTracePayload(r.call_id, r.name, status)));
-    }
-    for (const r of checked.for_model) {
-      input.conversation.push({
-        role: "tool",
-        callId: r.call_id,
-        content: r.content,
-        isError: r.is_error,
-      });
-    }
-  } else if (checked.type === "approval_decisions") {
-    for (const d of checked.decisions) {
-      const target = approvalTarget(d.approval);
-      await approve(target.target_type, target.target_id, d.decision, d.reason);
-      if (d.decision === "approved" && d.approval.kind === "remote_disclosure") {
-        input.approved_paths.push(...(d.approval.paths ?? []));
-      }
-      if (d.decision === "approved" && d.approval.kind === "cost_limit") {
-        input.cost_limit_approved = true;
-      }
-    }
-    if (checked.outcome === "ordinary_turn") {
-      input.plan_mode = false;
-      input.conversation.push({ role: "user", content: PLAN_APPROVED });
-    }
-  }
-  await appendTraceEvents(deps.db, events);
-  return checked.type === "approval_decisions" && checked.outcome === "idle" ? "idle" : "loop";
 }
 
 async function idleTurn(t: TurnContext): Promise<TurnResult> {
@@ -119,8 +51,12 @@ async function supersedeRun(
   const live = await findLiveRun(deps.db, session.id);
   const verdict = admit(continuation.type, snapshot(live));
   if (!verdict.ok) throw new ServiceError(verdict.failure);
-  const checked = checkContinuation(continuation, null, null);
+  const checked = checkContinuation(continuation, null, session.key_id);
   if (!checked.ok) throw new ServiceError(checked.failure);
+  const value = checked.value as Extract<typeof checked.value, { type: "break" | "inject" }>;
+  if (session.key_id !== null) {
+    return await supersedeSealed(call, continuation, value, live!, turnId);
+  }
   const taken = await supersede(deps.db, {
     sessionId: session.id,
     turnId,
@@ -129,10 +65,10 @@ async function supersedeRun(
   });
   if (taken === null) refuse(continuation.type, null);
   const scope = { sessionId: session.id, traceId: turnId, now: deps.now() };
-  await cancelPendingCalls(deps, scope, taken.previous);
+  await cancelPendingCalls(deps, scope, taken.previous, null);
   const input: RunInput = readRunInput(taken.run.run_input);
   cancelUnanswered(input);
-  const base = await turnContextFor(call, { runId: taken.run.id, turnId, input });
+  const base = await turnContextFor(call, { runId: taken.run.id, turnId, input, seal: null });
   return await respondWithTurn({
     deps,
     runId: taken.run.id,
@@ -141,8 +77,8 @@ async function supersedeRun(
     stream: call.stream,
     async run(sink, signal) {
       const t: TurnContext = { ...base, sink, signal };
-      if (checked.value.type !== "inject") return await idleTurn(t);
-      const text = checked.value.text;
+      if (value.type !== "inject") return await idleTurn(t);
+      const text = value.text;
       await persistMessage(t, { role: "user", text });
       input.conversation.push({ role: "user", content: text });
       input.text = text;
@@ -159,12 +95,6 @@ async function supersedeRun(
 
 export async function continueRun(call: TurnCall, continuation: Continuation): Promise<Response> {
   const { deps, session } = call;
-  if (session.key_id !== null) {
-    throw ServiceError.of(
-      "not_implemented",
-      "encrypted sessions cannot run turns on this service yet",
-    );
-  }
   const turnId = deps.newId();
   if (continuation.type === "break" || continuation.type === "inject") {
     return await supersedeRun(call, continuation, turnId);
@@ -180,14 +110,24 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
   if (claim.kind === "no_active_run") refuse(continuation.type, null);
   if (claim.kind !== "claimed") refuse(continuation.type, claim.run);
   const run = claim.run;
-  const checked = checkContinuation(continuation, run.pause as Pause | null, null);
+  const checked = checkContinuation(continuation, run.pause as Pause | null, session.key_id);
   if (!checked.ok) {
     await returnToClient(deps.db, { runId: run.id, turnId, now: deps.now() });
     throw new ServiceError(checked.failure);
   }
+  const answer = checked.value;
+  if (answer.type === "break" || answer.type === "inject") throw new Error("superseder claimed");
+  if (session.key_id !== null) {
+    return await continueSealed(call, run, continuation, answer, turnId);
+  }
+  if (answer.type !== "tool_results" && answer.type !== "approval_decisions") {
+    // Admission matched the kind to the pause, and only encrypted runs pause to seal.
+    throw new Error(`a plaintext run was answered with '${answer.type}'`);
+  }
   const input = readRunInput(run.run_input);
-  const base = await turnContextFor(call, { runId: run.id, turnId, input });
-  const next = await apply(base, checked.value);
+  const base = await turnContextFor(call, { runId: run.id, turnId, input, seal: null });
+  const next: Resume = await recordAnswer(base, answer);
+  applyToInput(input, answer);
   return await respondWithTurn({
     deps,
     runId: run.id,

@@ -10,7 +10,7 @@ import { errorEnvelope, idleEnvelope, type TurnEnvelope } from "../core/turn_env
 import { turnEnd } from "../core/turn_stream_events.ts";
 import { jsonResponse } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
-import { finishRun } from "../store/runs.ts";
+import { finishRun, recoverRun } from "../store/runs.ts";
 import type { EngineDeps, TurnResult } from "./turn_context.ts";
 import { guardTurn } from "./turn_guard.ts";
 import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
@@ -62,10 +62,20 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   }
 }
 
+/** The failure is being surfaced: the run leaves `error` for `idle`. */
+async function recover(turn: ClaimedTurn): Promise<void> {
+  const { deps } = turn;
+  await recoverRun(deps.db, { runId: turn.runId, turnId: turn.turnId, now: deps.now() })
+    .catch(() => false);
+}
+
 export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   if (!turn.stream) {
     const result = await guarded(turn, BUFFERED_SINK);
-    if (result.kind === "failure") throw new ServiceError(result.failure);
+    if (result.kind === "failure") {
+      await recover(turn);
+      throw new ServiceError(result.failure);
+    }
     return jsonResponse(envelopeOf(result, turn.turnId));
   }
   const sink = streamSink();
@@ -73,8 +83,12 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([sink.started, done]);
   if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
+    await recover(turn);
     throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
   }
-  done.then((result) => sink.emit(turnEnd(envelopeOf(result, turn.turnId))));
+  done.then(async (result) => {
+    sink.emit(turnEnd(envelopeOf(result, turn.turnId)));
+    if (result.kind === "failure") await recover(turn);
+  });
   return new Response(sink.body, { status: 200, headers: SSE_HEADERS });
 }

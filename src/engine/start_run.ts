@@ -6,6 +6,7 @@
  */
 import { ServiceError } from "../core/errors.ts";
 import type { Pause } from "../core/run_state.ts";
+import { type Envelope, envelopeProblem } from "../core/sealed_envelope.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { parseCredentialHeaders } from "../providers/credentials.ts";
@@ -13,9 +14,11 @@ import { catalogForRequest } from "../providers/request_catalog.ts";
 import { claimForExecute } from "../store/run_admission.ts";
 import type { RunRow } from "../store/runs.ts";
 import type { SessionRow } from "../store/sessions.ts";
-import { appendTraceEvents } from "../store/traces.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput, type RunInput } from "./run_input.ts";
+import { recordTrace, type SealScope, sealScope } from "./seal_scope.ts";
+import { newSealedState } from "./sealed_run.ts";
+import { encryptStep, sealedHistory } from "./sealed_steps.ts";
 import { traceEvent, type TraceScope } from "./trace_records.ts";
 import type { EngineDeps, TurnContext } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
@@ -37,11 +40,13 @@ export async function cancelPendingCalls(
   deps: EngineDeps,
   scope: TraceScope,
   previous: RunRow | null,
+  seal: SealScope | null,
 ): Promise<void> {
   const pause = previous?.pause as Pause | null | undefined;
   if (pause?.kind !== "tool") return;
-  await appendTraceEvents(
+  await recordTrace(
     deps.db,
+    seal,
     pause.calls.map((c) =>
       traceEvent(scope, "tool_call", toolCallTracePayload(c.call_id, c.name, "cancelled"))
     ),
@@ -50,7 +55,7 @@ export async function cancelPendingCalls(
 
 export async function turnContextFor(
   call: TurnCall,
-  run: { runId: string; turnId: string; input: RunInput },
+  run: { runId: string; turnId: string; input: RunInput; seal: SealScope | null },
 ): Promise<Omit<TurnContext, "sink" | "signal">> {
   const credentials = parseCredentialHeaders(call.headers);
   const rc = await catalogForRequest(call.deps.registry, credentials, {
@@ -59,26 +64,41 @@ export async function turnContextFor(
   return { deps: call.deps, session: call.session, credentials, rc, ...run };
 }
 
-export async function startRun(call: TurnCall, request: TurnRequest): Promise<Response> {
-  const { deps, session } = call;
-  if (session.key_id !== null) {
-    throw ServiceError.of(
-      "not_implemented",
-      "encrypted sessions cannot run turns on this service yet",
-    );
+/** The sealed prompt of an encrypted session's execute: its own key, well formed (§8). */
+function checkSealedPrompt(session: SessionRow, ciphertext: Envelope | undefined): void {
+  if (session.key_id === null || ciphertext === undefined) return;
+  const problem = envelopeProblem(ciphertext, session.key_id);
+  if (problem !== null) {
+    throw ServiceError.of("invalid_request", `invalid input.ciphertext: ${problem}`, {
+      path: "input.ciphertext",
+    });
   }
+}
+
+/**
+ * `ciphertext` is `input.ciphertext`, the prompt the client sealed; in an
+ * encrypted session without it the prompt comes back in `to_encrypt`.
+ */
+export async function startRun(
+  call: TurnCall,
+  request: TurnRequest,
+  ciphertext?: Envelope,
+): Promise<Response> {
+  const { deps, session } = call;
+  checkSealedPrompt(session, ciphertext);
   const input = newRunInput(request);
   const runId = deps.newId();
   const turnId = deps.newId();
+  const seal = sealScope(session.key_id, newSealedState());
   // The catalog is listed before the claim: a slow listing must not hold the run.
-  const base = await turnContextFor(call, { runId, turnId, input });
+  const base = await turnContextFor(call, { runId, turnId, input, seal });
   const claim = await claimForExecute(deps.db, {
     sessionId: session.id,
     runId,
     turnId,
     instance: deps.instance,
     now: deps.now(),
-    runInput: input as unknown as Record<string, unknown>,
+    runInput: seal === null ? input as unknown as Record<string, unknown> : { ...seal.state },
   });
   if (claim.kind === "in_flight") {
     throw ServiceError.of(
@@ -87,7 +107,7 @@ export async function startRun(call: TurnCall, request: TurnRequest): Promise<Re
     );
   }
   const scope = { sessionId: session.id, traceId: turnId, now: deps.now() };
-  await cancelPendingCalls(deps, scope, claim.superseded);
+  await cancelPendingCalls(deps, scope, claim.superseded, seal);
   return await respondWithTurn({
     deps,
     runId,
@@ -96,7 +116,18 @@ export async function startRun(call: TurnCall, request: TurnRequest): Promise<Re
     stream: call.stream,
     async run(sink, signal) {
       const t: TurnContext = { ...base, sink, signal };
-      await persistMessage(t, { role: "user", text: request.input.text });
+      await persistMessage(t, {
+        role: "user",
+        text: request.input.text,
+        ...(seal !== null && ciphertext !== undefined ? { sealed: { ...ciphertext } } : {}),
+      });
+      if (seal !== null && Object.keys(await sealedHistory({ ...t, seal })).length > 0) {
+        // Sealed history must be opened first: the run input is sealed to survive that pause.
+        const ref = `run_input:${turnId}`;
+        seal.toEncrypt[ref] = JSON.stringify(input);
+        seal.state.pending = { ref, skip: 0 };
+        return await encryptStep({ ...t, seal }, "decrypt");
+      }
       return await runTurns(t);
     },
   });

@@ -10,7 +10,9 @@ import type { ProviderCredentials } from "../providers/credentials.ts";
 import type { RequestCatalog } from "../providers/request_catalog.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { HandoffBoard } from "./partial_handoff.ts";
 import type { RunInput } from "./run_input.ts";
+import type { SealScope } from "./seal_scope.ts";
 import type { TurnSink } from "./turn_sink.ts";
 
 /** Per-instance machinery of the engine. */
@@ -18,6 +20,8 @@ export interface EngineDeps extends Deps {
   signals: SupersedeSignals;
   /** This service instance, recorded with its claims. */
   instance: string;
+  /** Partials of superseded turns of encrypted sessions, for the request that superseded them. */
+  handoffs: HandoffBoard;
 }
 
 export interface TurnContext {
@@ -29,6 +33,8 @@ export interface TurnContext {
   rc: RequestCatalog;
   credentials: ProviderCredentials;
   input: RunInput;
+  /** Set exactly for an encrypted session. */
+  seal: SealScope | null;
   sink: TurnSink;
   /** Aborted when a `break` or `inject` supersedes the turn. */
   signal: AbortSignal;

@@ -22,7 +22,7 @@ import {
 import { allowsFallback, ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
-import { appendTraceEvents } from "../store/traces.ts";
+import { recordTrace } from "./seal_scope.ts";
 import { promptMessages, systemPreamble } from "./prompt.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { toolExchanges } from "./run_input.ts";
@@ -104,7 +104,23 @@ async function invoke(
   });
 }
 
+/**
+ * Runs the turn loop. A superseded turn of an encrypted session hands its
+ * partial reply and run input to the request that superseded it.
+ */
 export async function runTurns(t: TurnContext): Promise<TurnResult> {
+  const result = await loop(t);
+  if (result.kind === "superseded" && t.seal !== null) {
+    t.deps.handoffs.offer(t.runId, {
+      partial: t.seal.partial,
+      input: t.input,
+      plain: t.seal.plain,
+    });
+  }
+  return result;
+}
+
+async function loop(t: TurnContext): Promise<TurnResult> {
   const hops: Hop[] = [];
   let firstFailure: Failure | null = null;
   const failed = new Set<string>();
@@ -130,7 +146,7 @@ export async function runTurns(t: TurnContext): Promise<TurnResult> {
       );
     }
     const d = decided.value;
-    await appendTraceEvents(t.deps.db, decisionEvents(baseScope(t), d));
+    await recordTrace(t.deps.db, t.seal, decisionEvents(baseScope(t), d));
     const approval = preCallApproval({
       approval_id: t.deps.newId(),
       model: d.routing.model,
@@ -141,7 +157,10 @@ export async function runTurns(t: TurnContext): Promise<TurnResult> {
     });
     if (approval !== null) {
       if (!(await pauseTurn(t, approvalPause([approval])))) return { kind: "superseded" };
-      return { kind: "envelope", envelope: awaitingApprovalEnvelope(approval, t.turnId) };
+      return {
+        kind: "envelope",
+        envelope: awaitingApprovalEnvelope(approval, t.turnId, t.seal?.toEncrypt),
+      };
     }
     t.sink.begin();
     const mediation = mediationContext(t, d);
@@ -167,7 +186,7 @@ export async function runTurns(t: TurnContext): Promise<TurnResult> {
       hops.push(hop);
       firstFailure ??= own;
       failed.add(`${provider}/${model}`);
-      await appendTraceEvents(t.deps.db, [
+      await recordTrace(t.deps.db, t.seal, [
         fallbackHopEvent(decisionScope(baseScope(t), d), hop),
       ]);
       continue;
@@ -177,7 +196,16 @@ export async function runTurns(t: TurnContext): Promise<TurnResult> {
     const constrained = d.context.included.some((i) => i.constrained) ||
       t.input.constrained_calls.length > 0;
     if (reply.interrupted) {
-      if (reply.text !== "") {
+      if (reply.text !== "" && t.seal !== null) {
+        const seq = await persistMessage(t, {
+          role: "assistant",
+          text: reply.text,
+          model: d.routing.model,
+          constrained,
+          interrupted: true,
+        });
+        t.seal.partial = { ref: `message:${seq}`, text: reply.text };
+      } else if (reply.text !== "") {
         await persistMessage(t, {
           role: "assistant",
           text: reply.text,

@@ -12,60 +12,78 @@ import { type TurnUsage, turnUsage } from "../core/turn_envelope.ts";
 import type { TokenUsage } from "../providers/types.ts";
 import { recallMemories } from "../store/memories.ts";
 import { appendMessage, listHistory } from "../store/messages.ts";
-import { finishRun, pauseRun } from "../store/runs.ts";
-import { appendTraceEvents } from "../store/traces.ts";
+import { finishRun } from "../store/runs.ts";
+import { pauseRun as pauseRunRow } from "../store/runs.ts";
 import { appendUsageEvent } from "../store/usage.ts";
+import { recordTrace, type SealScope } from "./seal_scope.ts";
 import { costEvent, decisionScope, messageEvent, type TraceScope } from "./trace_records.ts";
 import type { TurnContext } from "./turn_context.ts";
 
-export function baseScope(t: TurnContext): TraceScope {
+/** What the writes of a request need of its turn. */
+export type TurnScope = Pick<TurnContext, "deps" | "session" | "runId" | "turnId" | "seal">;
+
+export function baseScope(t: Pick<TurnContext, "deps" | "session" | "turnId">): TraceScope {
   return { sessionId: t.session.id, traceId: t.turnId, now: t.deps.now() };
 }
 
 /** Messages of earlier runs, oldest first, labelled by their sequence number. */
 export async function loadHistory(t: TurnContext): Promise<HistoryMessage[]> {
   const rows = await listHistory(t.deps.db, t.session.id);
-  return rows.flatMap((m) =>
-    m.run_id !== t.runId && typeof m.content.plaintext === "string"
-      ? [{ label: m.seq, role: m.role, content: m.content.plaintext, constrained: m.constrained }]
-      : []
-  );
+  const textOf = (m: (typeof rows)[number]) =>
+    t.seal === null ? m.content.plaintext : t.seal.plain[`message:${m.seq}`];
+  return rows.flatMap((m) => {
+    const content = m.run_id === t.runId ? undefined : textOf(m);
+    return typeof content === "string"
+      ? [{ label: m.seq, role: m.role, content, constrained: m.constrained }]
+      : [];
+  });
 }
 
 export async function loadMemory(t: TurnContext): Promise<MemoryEntry[]> {
   const { user, session } = await recallMemories(t.deps.db, t.session.user_id, t.session.id);
+  // User memory is never sealed (decisions.md §9); sealed session memory was opened by the client.
   const entry =
-    (scope: "user" | "session") => (row: { key: string; value: Record<string, unknown> }) =>
-      typeof row.value.plaintext === "string"
-        ? [{ scope, key: row.key, value: row.value.plaintext as string }]
-        : [];
+    (scope: "user" | "session") =>
+    (row: { id: string; key: string; value: Record<string, unknown> }) => {
+      const value = row.value.plaintext ?? t.seal?.plain[`memory:${row.id}`];
+      return typeof value === "string" ? [{ scope, key: row.key, value }] : [];
+    };
   return [...user.flatMap(entry("user")), ...session.flatMap(entry("session"))];
 }
 
 export async function persistMessage(
-  t: TurnContext,
+  t: TurnScope,
   m: {
     role: string;
     text: string;
     model?: { provider: string; model: string };
     constrained?: boolean;
     interrupted?: boolean;
+    /** Encrypted session: the client's own envelope of `text` (a sealed prompt). */
+    sealed?: Record<string, unknown>;
   },
   scope: TraceScope = baseScope(t),
 ): Promise<number> {
+  // An encrypted session's message keeps no content until the client seals it.
+  const content = t.seal === null
+    ? { plaintext: m.text }
+    : m.sealed === undefined
+    ? {}
+    : { encrypted: m.sealed };
   const row = await appendMessage(t.deps.db, {
     id: t.deps.newId(),
     sessionId: t.session.id,
     runId: t.runId,
     role: m.role,
-    content: { plaintext: m.text },
+    content,
     provider: m.model?.provider ?? null,
     model: m.model?.model ?? null,
     constrained: m.constrained ?? false,
     interrupted: m.interrupted ?? false,
     now: t.deps.now(),
   });
-  await appendTraceEvents(t.deps.db, [
+  if (t.seal !== null && m.sealed === undefined) t.seal.toEncrypt[`message:${row.seq}`] = m.text;
+  await recordTrace(t.deps.db, t.seal, [
     messageEvent(scope, { role: m.role, seq: row.seq, interrupted: m.interrupted }),
   ]);
   return row.seq;
@@ -84,7 +102,7 @@ export async function recordCost(
   });
   const cost = usageCost(model, reported.inputTokens ?? 0, reported.outputTokens ?? 0);
   const scope = decisionScope(baseScope(t), d);
-  await appendTraceEvents(t.deps.db, [costEvent(scope, usage, cost)]);
+  await recordTrace(t.deps.db, t.seal, [costEvent(scope, usage, cost)]);
   await appendUsageEvent(t.deps.db, {
     sessionId: t.session.id,
     traceId: t.turnId,
@@ -96,24 +114,50 @@ export async function recordCost(
     cachedTokens: reported.cachedInputTokens ?? null,
     reasoningTokens: reported.reasoningTokens ?? null,
     cost,
+    sealed: t.seal !== null,
     now: t.deps.now(),
   });
   return usage;
 }
 
-/** running → awaiting_client with the pause and the run input; false when superseded. */
+/**
+ * running → awaiting_client with the pause and the run input; false when
+ * superseded. An encrypted session keeps only its sealed state: the run input
+ * goes to `to_encrypt` as the next checkpoint, and the pause lists everything
+ * the answer must seal.
+ */
 export async function pauseTurn(t: TurnContext, pause: Pause): Promise<boolean> {
-  const row = await pauseRun(t.deps.db, {
+  if (t.seal === null) {
+    return await writePause(t, pause, t.input as unknown as Record<string, unknown>);
+  }
+  const ref = `run_input:${t.turnId}`;
+  t.seal.toEncrypt[ref] = JSON.stringify(t.input);
+  t.seal.state.pending = { ref, skip: t.seal.state.additions.length };
+  return await writePause(t, { ...pause, to_encrypt: Object.keys(t.seal.toEncrypt) }, {
+    ...t.seal.state,
+  });
+}
+
+/** Writes a pause and what the run keeps beside it. */
+export async function writePause(
+  t: Pick<TurnContext, "deps" | "runId" | "turnId">,
+  pause: Pause,
+  runInput: Record<string, unknown> | SealScope["state"],
+): Promise<boolean> {
+  const row = await pauseRunRow(t.deps.db, {
     runId: t.runId,
     turnId: t.turnId,
     now: t.deps.now(),
     pause: pause as unknown as Record<string, unknown>,
-    runInput: t.input as unknown as Record<string, unknown>,
+    runInput: runInput as unknown as Record<string, unknown>,
   });
   return row !== null;
 }
 
-export async function finishTurn(t: TurnContext, state: "idle" | "error"): Promise<boolean> {
+export async function finishTurn(
+  t: Pick<TurnContext, "deps" | "runId" | "turnId">,
+  state: "idle" | "error",
+): Promise<boolean> {
   return await finishRun(t.deps.db, {
     runId: t.runId,
     turnId: t.turnId,

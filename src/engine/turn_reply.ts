@@ -5,7 +5,7 @@
  * answered every call itself (denied, memory), go round the loop again.
  */
 import { planApproval } from "../core/approvals.ts";
-import { approvalPause, toolPause } from "../core/run_state.ts";
+import { approvalPause, encryptPause, toolPause } from "../core/run_state.ts";
 import { stepAfterReply } from "../core/run_steps.ts";
 import {
   mediateToolCalls,
@@ -28,11 +28,11 @@ import {
 } from "../core/turn_envelope.ts";
 import { toolCallRequested } from "../core/turn_stream_events.ts";
 import { forgetMemory, listMemories, recordMemory } from "../store/memories.ts";
-import { appendTraceEvents } from "../store/traces.ts";
+import { recordTrace } from "./seal_scope.ts";
 import type { ModelReply } from "./provider_call.ts";
 import { decisionScope, traceEvent } from "./trace_records.ts";
 import type { TurnContext, TurnResult } from "./turn_context.ts";
-import { baseScope, finishTurn, pauseTurn, persistMessage } from "./turn_records.ts";
+import { baseScope, finishTurn, pauseTurn, persistMessage, writePause } from "./turn_records.ts";
 
 async function runMemory(t: TurnContext, m: ToolMediation): Promise<ServiceResult[]> {
   const out: ServiceResult[] = [];
@@ -47,13 +47,16 @@ async function runMemory(t: TurnContext, m: ToolMediation): Promise<ServiceResul
     } else {
       const all = await listMemories(t.deps.db, scope, 100_000);
       existed = all.some((row) => row.key === call.op.key);
-      await recordMemory(t.deps.db, {
+      // Session memory of an encrypted session is stored once the client seals it (§8, §9).
+      const sealed = t.seal !== null && scope.sessionId !== null;
+      const row = await recordMemory(t.deps.db, {
         ...scope,
         id: t.deps.newId(),
         key: call.op.key,
-        value: { plaintext: call.op.value },
+        value: sealed ? {} : { plaintext: call.op.value },
         now: t.deps.now(),
       });
+      if (sealed) t.seal!.toEncrypt[`memory:${row.id}`] = call.op.value ?? "";
     }
     out.push(memoryResult(call, existed));
   }
@@ -67,6 +70,7 @@ async function complete(
   usage: TurnUsage,
   constrained: boolean,
 ): Promise<TurnResult> {
+  if (t.seal !== null) return await completeSealed(t, d, reply, usage, constrained);
   const finished = await finishTurn(t, "idle");
   await persistMessage(t, {
     role: "assistant",
@@ -90,13 +94,53 @@ async function complete(
   };
 }
 
+function completedData(t: TurnContext, d: TurnDecision, reply: ModelReply, usage: TurnUsage) {
+  return {
+    message: assistantMessage(reply.text, d.routing.model),
+    classification: d.classification,
+    routing: turnRouting(d.classification.intent, d.routing),
+    context: turnContext(d.context),
+    usage,
+    trace_id: t.turnId,
+    to_encrypt: t.seal?.toEncrypt ?? {},
+  };
+}
+
+/**
+ * An encrypted run completes in two steps (interface.md "Run lifecycle"): the
+ * turn answers `completed` with everything to seal, and the run goes idle
+ * once `sealed` brings the envelopes back.
+ */
+async function completeSealed(
+  t: TurnContext,
+  d: TurnDecision,
+  reply: ModelReply,
+  usage: TurnUsage,
+  constrained: boolean,
+): Promise<TurnResult> {
+  const seal = t.seal!;
+  await persistMessage(t, {
+    role: "assistant",
+    text: reply.text,
+    model: d.routing.model,
+    constrained,
+  }, decisionScope(baseScope(t), d));
+  seal.state.then = "idle";
+  const pause = encryptPause(Object.keys(seal.toEncrypt));
+  if (!(await writePause(t, pause, { ...seal.state }))) return { kind: "superseded" };
+  return { kind: "envelope", envelope: completedEnvelope(completedData(t, d, reply, usage), true) };
+}
+
 async function planPause(
   t: TurnContext,
   d: TurnDecision,
   reply: ModelReply,
   constrained: boolean,
 ): Promise<TurnResult> {
-  const approval = planApproval(t.deps.newId(), t.deps.newId(), reply.text);
+  const approvalId = t.deps.newId();
+  const planId = t.deps.newId();
+  const approval = planApproval(approvalId, planId, reply.text);
+  if (t.seal !== null) t.seal.toEncrypt[`plan:${planId}`] = reply.text;
   t.input.conversation.push({ role: "assistant", content: reply.text });
   await persistMessage(t, {
     role: "assistant",
@@ -105,7 +149,10 @@ async function planPause(
     constrained,
   }, decisionScope(baseScope(t), d));
   if (!(await pauseTurn(t, approvalPause([approval])))) return { kind: "superseded" };
-  return { kind: "envelope", envelope: awaitingApprovalEnvelope(approval, t.turnId) };
+  return {
+    kind: "envelope",
+    envelope: awaitingApprovalEnvelope(approval, t.turnId, t.seal?.toEncrypt),
+  };
 }
 
 /** `call_model` when the loop should call the model again; otherwise the turn's result. */
@@ -142,8 +189,9 @@ export async function afterReply(
       : memory.some((r) => r.call_id === id)
       ? "executed" as const
       : "denied" as const;
-  await appendTraceEvents(
+  await recordTrace(
     t.deps.db,
+    t.seal,
     calls.map((c) =>
       traceEvent(scope, "tool_call", toolCallTracePayload(c.call_id, c.name, status(c.call_id)))
     ),
@@ -161,5 +209,8 @@ export async function afterReply(
   }
   if (!(await pauseTurn(t, toolPause(m, memory)))) return { kind: "superseded" };
   for (const request of m.tool_requests) t.sink.emit(toolCallRequested(request));
-  return { kind: "envelope", envelope: awaitingToolEnvelope(m.tool_requests, t.turnId) };
+  return {
+    kind: "envelope",
+    envelope: awaitingToolEnvelope(m.tool_requests, t.turnId, t.seal?.toEncrypt),
+  };
 }

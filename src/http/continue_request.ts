@@ -9,7 +9,8 @@ import type { Continuation } from "../core/continuation.ts";
 import { fail, ok, type Outcome } from "../core/errors.ts";
 import { formatPath } from "./validation.ts";
 
-const Envelope = type({
+/** The encrypted envelope of interface.md, shape only (core/sealed_envelope.ts checks the rest). */
+export const Envelope = type({
   version: "number.integer",
   algorithm: "string",
   key_id: "string",

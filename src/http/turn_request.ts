@@ -122,10 +122,15 @@ export const TurnRequestSchema = type({
   })),
 }).onDeepUndeclaredKey("delete");
 
-/** The most specific code for a shape failure at `path` (decisions.md §2). */
-function codeForPath(path: readonly PropertyKey[]): ErrorCode {
-  const last = path[path.length - 1];
-  const parent = path[path.length - 2];
+/**
+ * The most specific code for a shape failure (decisions.md §2). A field that
+ * is missing is not malformed: no specific code describes an absent intent
+ * or model, so it is `invalid_request` like any other missing field.
+ */
+function codeForIssue(issue: { path: readonly PropertyKey[]; code: string }): ErrorCode {
+  if (issue.code === "required") return "invalid_request";
+  const last = issue.path[issue.path.length - 1];
+  const parent = issue.path[issue.path.length - 2];
   if (last === "intent" || last === "default_intent" || last === "command") return "unknown_intent";
   if (last === "effort") return "unknown_effort";
   if (last === "model" || last === "explicit_model" || parent === "fallbacks") {
@@ -141,7 +146,7 @@ export function parseTurnRequest(body: unknown): Outcome<TurnRequest> {
     const issues = out.map((e) => ({ path: formatPath(e.path), message: e.message }));
     const first = issues[0];
     return fail(
-      codeForPath(out[0].path),
+      codeForIssue(out[0]),
       `invalid request body: ${first.message}`,
       { path: first.path, issues },
     );

@@ -86,3 +86,17 @@ export async function recallMemories(
     session: await listMemories(db, { userId, sessionId }),
   };
 }
+
+/** Replaces a session memory value by the envelope the client sealed it into (decisions.md §8). */
+export async function sealMemoryValue(
+  db: Queryable,
+  sessionId: string,
+  id: string,
+  envelope: Record<string, unknown>,
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE memories SET value = $3::jsonb WHERE session_id = $1 AND id::text = $2 RETURNING id`,
+    [sessionId, id, JSON.stringify({ encrypted: envelope })],
+  );
+  return rows.length > 0;
+}

@@ -165,3 +165,17 @@ export async function finishRun(
   );
   return rows.length > 0;
 }
+
+/**
+ * error → idle once the turn's error was surfaced (decisions.md §2: "the run
+ * goes to `error` and then `idle`"). False when the run is no longer this
+ * turn's or not in error.
+ */
+export async function recoverRun(db: Queryable, t: TurnRef): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE runs SET state = 'idle', updated_at = $3
+     WHERE id = $1 AND current_turn = $2 AND state = 'error' RETURNING id`,
+    [t.runId, t.turnId, t.now],
+  );
+  return rows.length > 0;
+}

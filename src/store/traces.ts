@@ -101,3 +101,38 @@ export async function listTraceEvents(
     matched_rule: has_rule ? row.matched_rule ?? null : undefined,
   }));
 }
+
+/** Appends like appendTraceEvents and returns the events' `seq`s in the given order. */
+export async function appendTraceEventsSeqs(
+  db: Queryable,
+  events: readonly NewTraceEvent[],
+): Promise<number[]> {
+  if (events.length === 0) return [];
+  const rows = await db.query<{ seq: string }>(
+    `INSERT INTO trace_events (session_id, trace_id, event_type, task_type, provider, model,
+                               matched_rule, payload, created_at)
+     SELECT (e ->> 'session_id')::uuid, (e ->> 'trace_id')::uuid, e ->> 'event_type',
+            e ->> 'task_type', e ->> 'provider', e ->> 'model', e -> 'matched_rule' -> 'v',
+            e -> 'payload', (e ->> 'created_at')::timestamptz
+     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t (e, ord)
+     ORDER BY ord
+     RETURNING seq::text AS seq`,
+    [JSON.stringify(events.map(toRecord))],
+  );
+  // Identity values follow the insertion order, which follows `ord`.
+  return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
+}
+
+/** Replaces an event's payload by the envelope the client sealed it into (decisions.md §8). */
+export async function sealTracePayload(
+  db: Queryable,
+  sessionId: string,
+  seq: number,
+  envelope: Record<string, unknown>,
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE trace_events SET payload = $3::jsonb WHERE session_id = $1 AND seq = $2 RETURNING seq`,
+    [sessionId, seq, JSON.stringify({ encrypted: envelope })],
+  );
+  return rows.length > 0;
+}

@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  checkProviderId,
   isWellFormedProviderId,
   parseModelReference,
   referenceProblem,
@@ -21,9 +22,15 @@ describe("model references", () => {
   const ids: [string, boolean][] = [
     ["openai", true],
     ["ollama", true],
-    ["my-provider_2.x", true],
+    ["my-provider_2", true],
     ["openai-compat:lab", true],
-    ["openai-compat:my.box-1", true],
+    ["openai-compat:my-box_1", true],
+    [`openai-compat:${"a".repeat(63)}`, true],
+    [`openai-compat:${"a".repeat(64)}`, false],
+    ["a".repeat(64), false],
+    ["my-provider_2.x", false],
+    ["openai-compat:my.box-1", false],
+    ["openai-compat:a:b", false],
     ["OpenAI", false],
     ["open ai", false],
     ["", false],
@@ -38,10 +45,24 @@ describe("model references", () => {
     });
   }
 
+  test("names the form of an id: bare, compatible instance with its name, or invalid", () => {
+    assert.deepEqual(checkProviderId("mistral"), { kind: "bare", id: "mistral" });
+    assert.deepEqual(checkProviderId("openai-compat:vllm"), {
+      kind: "compat",
+      id: "openai-compat:vllm",
+      name: "vllm",
+    });
+    assert.deepEqual(checkProviderId("openai-compat:v.llm"), {
+      kind: "invalid",
+      id: "openai-compat:v.llm",
+    });
+  });
+
   test("the first problem of form: reference, then provider", () => {
     assert.equal(referenceProblem("nothing"), "invalid_model_reference");
     assert.equal(referenceProblem("Bad/x"), "invalid_provider_name");
     assert.equal(referenceProblem("good/x"), null);
+    assert.equal(referenceProblem("openai-compat:my.box/x"), "invalid_provider_name");
     assert.equal(referenceProblem("good/x", () => false), "invalid_provider_name");
   });
 });

@@ -165,6 +165,30 @@ describe("turn request schema", () => {
       path: "policy.routing.rules[2].effort",
     },
     {
+      name: "routing rule without a model (missing, not malformed)",
+      body: withRules([{ name: "a" }]),
+      code: "invalid_request",
+      path: "policy.routing.rules[0].model",
+    },
+    {
+      name: "default route without a model",
+      body: { input: { text: "x" }, policy: { routing: { default: {} } } },
+      code: "invalid_request",
+      path: "policy.routing.default.model",
+    },
+    {
+      name: "classification rule without an intent",
+      body: { input: { text: "x" }, policy: { classification: { rules: [{ keywords: ["a"] }] } } },
+      code: "invalid_request",
+      path: "policy.classification.rules[0].intent",
+    },
+    {
+      name: "routing rule model of the wrong type (malformed)",
+      body: withRules([{ name: "a", model: 7 }]),
+      code: "invalid_model_reference",
+      path: "policy.routing.rules[0].model",
+    },
+    {
       name: "malformed explicit model",
       body: { input: { text: "x", explicit_model: "gpt-4o" } },
       code: "invalid_model_reference",
@@ -309,7 +333,7 @@ describe("turn request schema", () => {
   test("tightening permissions and well-formed compat references pass", () => {
     const out = parseTurnRequest(withRules([{
       name: "r",
-      model: "openai-compat:my-box.local/qwen/qwen3:8b",
+      model: "openai-compat:my-box_local/qwen/qwen3:8b",
       required_permissions: { permissions: { shell: "deny", file_read: "ask" } },
       cost_limit: "0.50",
     }], { tools: { permissions: { shell: "ask", file_read: "allow" } } }));

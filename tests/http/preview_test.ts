@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
+import { openAiReply } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 const OPENAI_KEY = "sk-openai-preview-test-0123456789";
@@ -209,6 +210,46 @@ describe("POST /api/v1/sessions/{id}/preview", () => {
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.routing.model, "gpt-4o");
+  });
+
+  test("weighs the session's stored history, as the next execute would", async () => {
+    const id = await session(alice);
+    const turn = {
+      input: { text: "where does the parser live?" },
+      policy: {
+        routing: { default: { model: "openai/gpt-4o" } },
+        privacy: { remote: { mode: "allow" } },
+      },
+    };
+    // History items are labelled by their place in the session, newest first.
+    const historyOf = (preview: { included_context: string[] }) =>
+      preview.included_context.filter((item) => item.startsWith("message "));
+
+    queueListings(true);
+    const fresh = await call(app, "POST", path(id), {
+      token: alice.token,
+      body: turn,
+      headers: KEY_HEADER,
+    });
+    assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+    assert.deepEqual(historyOf(fresh.body), []);
+
+    openai.enqueue(openAiReply({ text: "It lives in src/parser.ts." }));
+    const ran = await call(app, "POST", `/api/v1/sessions/${id}/execute`, {
+      token: alice.token,
+      body: turn,
+      headers: KEY_HEADER,
+    });
+    assert.equal(ran.status, 200, JSON.stringify(ran.body));
+    assert.equal(ran.body.status, "completed");
+
+    const res = await call(app, "POST", path(id), {
+      token: alice.token,
+      body: turn,
+      headers: KEY_HEADER,
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(historyOf(res.body), ["message 2", "message 1"]);
   });
 
   test("a configured local compatible model serves a local-only turn", async () => {

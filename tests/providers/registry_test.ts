@@ -16,7 +16,10 @@ function registryOf(config: Parameters<typeof buildRegistry>[0]) {
 
 describe("provider id grammar", () => {
   test("accepts bare lower-case ids and openai-compat:<name>", () => {
-    for (const id of ["openai", "mistral", "openai-compat:local", "openai-compat:lm_studio-2"]) {
+    const longest = `openai-compat:${"a".repeat(63)}`;
+    for (
+      const id of ["openai", "mistral", "openai-compat:local", "openai-compat:lm_studio-2", longest]
+    ) {
       assert.ok(isWellFormedProviderId(id), id);
     }
     assert.deepEqual(checkProviderId("openai-compat:vllm"), {
@@ -35,7 +38,9 @@ describe("provider id grammar", () => {
       "openai-compat:-lead",
       "open ai",
       "openai-compat:a:b",
-      `openai-compat:${"a".repeat(65)}`,
+      "openai-compat:my.box",
+      "lm.studio",
+      `openai-compat:${"a".repeat(64)}`,
     ];
     for (const id of bad) assert.equal(isWellFormedProviderId(id), false, id);
   });

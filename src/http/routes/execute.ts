@@ -1,11 +1,32 @@
 /** POST /api/v1/sessions/{id}/execute: start a run (interface.md "POST …/execute"). */
+import { type } from "arktype";
 import { ServiceError } from "../../core/errors.ts";
+import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";
 import { startRun, wantsStream } from "../../engine/start_run.ts";
 import { readJsonObject } from "../body.ts";
 import type { Endpoint } from "../context.ts";
+import { Envelope } from "../continue_request.ts";
 import { parseTurnRequest } from "../turn_request.ts";
 import { liveSession } from "./sessions.ts";
+
+/**
+ * `input.ciphertext`, the sealed prompt of an encrypted session (decisions.md
+ * §8). The turn request schema drops it with the other unknown fields, so it
+ * is read here; its key is checked against the session by the engine.
+ */
+function sealedPrompt(body: Record<string, unknown>): SealedEnvelope | undefined {
+  const input = body.input as Record<string, unknown> | undefined;
+  const raw = typeof input === "object" && input !== null ? input.ciphertext : undefined;
+  if (raw === undefined || raw === null) return undefined;
+  const out = Envelope(raw);
+  if (out instanceof type.errors) {
+    throw ServiceError.of("invalid_request", `invalid input.ciphertext: ${out.summary}`, {
+      path: "input.ciphertext",
+    });
+  }
+  return out as SealedEnvelope;
+}
 
 export const executeEndpoint: Endpoint = {
   auth: "bearer",
@@ -14,11 +35,16 @@ export const executeEndpoint: Endpoint = {
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
     const request = parseTurnRequest(body);
     if (!request.ok) throw new ServiceError(request.failure);
-    return await startRun({
-      deps: engineDeps(ctx.deps),
-      session,
-      headers: ctx.request.headers,
-      stream: wantsStream(ctx.request.headers),
-    }, request.value);
+    const ciphertext = sealedPrompt(body);
+    return await startRun(
+      {
+        deps: engineDeps(ctx.deps),
+        session,
+        headers: ctx.request.headers,
+        stream: wantsStream(ctx.request.headers),
+      },
+      request.value,
+      ciphertext,
+    );
   },
 };

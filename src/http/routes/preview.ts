@@ -7,25 +7,32 @@
 import { previewTurn } from "../../core/preview.ts";
 import type { HistoryMessage } from "../../core/run_items.ts";
 import { ServiceError } from "../../core/errors.ts";
+import type { TurnContext } from "../../engine/turn_context.ts";
+import { loadHistory } from "../../engine/turn_records.ts";
 import { parseCredentialHeaders } from "../../providers/credentials.ts";
 import { listingTimeoutMs } from "../../providers/listing.ts";
 import { catalogForRequest, catalogInput } from "../../providers/request_catalog.ts";
 import type { SessionRow } from "../../store/sessions.ts";
 import { readJsonObject } from "../body.ts";
-import type { Endpoint } from "../context.ts";
+import type { Deps, Endpoint } from "../context.ts";
 import { jsonResponse } from "../error_response.ts";
 import { parseTurnRequest } from "../turn_request.ts";
 import { liveSession } from "./sessions.ts";
 
 /**
- * History the preview may weigh. An encrypted session contributes none: its
- * messages are envelopes the service cannot open (decisions.md §8). A
- * plaintext session's stored messages belong here once turns store them.
+ * History the preview may weigh: what execute would load for the turn it
+ * describes. An encrypted session contributes none: its messages are
+ * envelopes the service cannot open (decisions.md §8). A plaintext session's
+ * stored messages come through the engine's own loader, so preview and
+ * execute never disagree on what history is.
  */
-function previewHistory(session: SessionRow): HistoryMessage[] {
+async function previewHistory(deps: Deps, session: SessionRow): Promise<HistoryMessage[]> {
   if (session.key_id !== null) return [];
-  // The seam for stored plaintext history: no turn stores messages yet.
-  return [];
+  // `loadHistory` reads only the store, the session, the run it leaves out and
+  // the seal; preview starts no run, so no id matches and every stored
+  // message counts. The rest of a turn's context does not exist here.
+  const turn = { deps, session, runId: "", seal: null } as unknown as TurnContext;
+  return await loadHistory(turn);
 }
 
 export const previewEndpoint: Endpoint = {
@@ -46,7 +53,7 @@ export const previewEndpoint: Endpoint = {
     const preview = previewTurn({
       request: request.value,
       ...catalogInput(rc),
-      history: previewHistory(session),
+      history: await previewHistory(ctx.deps, session),
     });
     if (!preview.ok) throw new ServiceError(preview.failure);
     return jsonResponse(preview.value);

@@ -1,0 +1,125 @@
+/**
+ * A minimal OpenAI Chat Completions server for the turn benchmarks: answers
+ * every request (no queue to fill, unlike tests/support/fake_provider.ts), so
+ * thousands of turns can run against it. `GET /v1/models` lists one model;
+ * `POST /v1/chat/completions` answers buffered JSON, or server-sent events
+ * when the body asks for `stream: true`, after `delayMs`, with stream chunks
+ * `chunkGapMs` apart. The last request body is kept so the benchmark can
+ * replay the very request the service sent.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export const BENCH_MODEL = "gpt-4o-mini";
+
+export interface ChatProviderPace {
+  /** Wait before the status line of a chat answer. */
+  delayMs: number;
+  /** Text deltas in a streamed answer. */
+  chunks: number;
+  /** Wait between two streamed deltas. */
+  chunkGapMs: number;
+}
+
+export interface ChatProvider {
+  url: string;
+  pace: ChatProviderPace;
+  /** The body of the latest chat request, as received. */
+  lastBody(): string | undefined;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const JSON_HEADERS = { "content-type": "application/json" };
+
+const COMPLETION = JSON.stringify({
+  id: "chatcmpl-bench",
+  object: "chat.completion",
+  created: 1741569952,
+  model: BENCH_MODEL,
+  choices: [{
+    index: 0,
+    message: { role: "assistant", content: "Done: the parser is fixed." },
+    finish_reason: "stop",
+  }],
+  usage: { prompt_tokens: 24, completion_tokens: 7, total_tokens: 31 },
+});
+
+const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: unknown) =>
+  `data: ${
+    JSON.stringify({
+      id: "chatcmpl-bench",
+      object: "chat.completion.chunk",
+      created: 1741569952,
+      model: BENCH_MODEL,
+      choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+      usage: usage ?? null,
+    })
+  }\n\n`;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Uint8Array[] = [];
+    req.on("data", (part: Uint8Array) => parts.push(part));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+async function stream(res: ServerResponse, pace: ChatProviderPace): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+  res.write(chunk({ role: "assistant", content: "" }, null));
+  for (let i = 0; i < pace.chunks; i++) {
+    if (i > 0) await sleep(pace.chunkGapMs);
+    if (res.destroyed) return;
+    res.write(chunk({ content: `part ${i} ` }, null));
+  }
+  res.write(chunk({}, "stop"));
+  res.write(chunk({}, null, { prompt_tokens: 24, completion_tokens: pace.chunks }));
+  res.end("data: [DONE]\n\n");
+}
+
+export async function startChatProvider(
+  pace: Partial<ChatProviderPace> = {},
+): Promise<ChatProvider> {
+  const current: ChatProviderPace = { delayMs: 0, chunks: 5, chunkGapMs: 0, ...pace };
+  const sockets = new Set<Socket>();
+  let last: string | undefined;
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    if (req.method === "GET" && req.url?.startsWith("/v1/models")) {
+      res.writeHead(200, JSON_HEADERS);
+      res.end(JSON.stringify({ object: "list", data: [{ id: BENCH_MODEL, object: "model" }] }));
+      return;
+    }
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      res.writeHead(404, JSON_HEADERS);
+      res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    last = body;
+    if (current.delayMs > 0) await sleep(current.delayMs);
+    if (res.destroyed) return;
+    if ((JSON.parse(body) as { stream?: boolean }).stream === true) {
+      await stream(res, current);
+      return;
+    }
+    res.writeHead(200, JSON_HEADERS);
+    res.end(COMPLETION);
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pace: current,
+    lastBody: () => last,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The service as a user starts it, for the HTTP benchmarks: this runtime, its
+ * own entry file, a free port, and an environment the benchmark chooses (the
+ * caller's DATABASE_URL and ROUTER_CONFIG are dropped so a benchmark never
+ * touches a database it did not name).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const onBun = process.versions.bun !== undefined;
+
+export interface ServiceProcess {
+  url: string;
+  /** The last few error lines the service logged, to explain a failed benchmark. */
+  recentErrors(): string[];
+  stop(): Promise<void>;
+}
+
+const KEPT_ERRORS = 5;
+
+export function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  const args = onBun ? ["src/runtime/bun.ts"] : ["run", "--allow-all", "src/runtime/deno.ts"];
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  delete base.ROUTER_CONFIG;
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...base, PORT: "0", ROUTER_STORAGE_PATH: "memory://", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  const errors: string[] = [];
+  let partial = "";
+  // Keep draining the request log so the pipe never fills, holding on to errors only.
+  const keepErrors = (chunk: Uint8Array) => {
+    const lines = (partial + new TextDecoder().decode(chunk)).split("\n");
+    partial = lines.pop()!;
+    for (const l of lines) if (l.includes('"level":"error"')) errors.push(l);
+    errors.splice(0, Math.max(0, errors.length - KEPT_ERRORS));
+  };
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Uint8Array) => {
+      output += new TextDecoder().decode(chunk);
+      const line = output.split("\n").find((l) => l.includes('"msg":"listening"'));
+      if (line === undefined) return;
+      child.stderr!.off("data", onData);
+      child.stderr!.on("data", keepErrors);
+      resolve({ url: JSON.parse(line).url, recentErrors: () => [...errors], stop });
+    };
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
+  });
+}
+
+/** POSTs JSON and returns the parsed answer; a non-2xx answer is an error, never a data point. */
+export async function postJson(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const response = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Bootstraps the first user and signs in: the bearer header every later call sends. */
+export async function signedIn(url: string): Promise<Record<string, string>> {
+  const boot = await postJson(url, "/api/v1/auth/bootstrap", {});
+  const { token } = await postJson(url, "/api/v1/auth/sign-in", {
+    "x-router-api-key": boot.api_key,
+  });
+  return { authorization: `Bearer ${token}` };
+}
+
+export async function newSession(url: string, auth: Record<string, string>): Promise<string> {
+  const { session } = await postJson(url, "/api/v1/sessions", auth, { title: "bench" });
+  return session.id as string;
+}
