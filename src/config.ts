@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseToml } from "smol-toml";
+import { checkProviderId } from "./core/model_reference.ts";
 
 /**
  * Configuration: one TOML file plus environment overrides (DESIGN.md). Every
@@ -46,7 +47,6 @@ const SCALAR_KEYS: Record<string, Kind> = {
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
-const COMPAT_ID = /^openai-compat:[a-z0-9][a-z0-9_-]{0,62}$/;
 
 const PROVIDER_KEYS: Record<string, Kind | "models"> = {
   base_url: "url",
@@ -126,7 +126,9 @@ function flattenFile(doc: Record<string, unknown>): Map<string, unknown> {
 }
 
 function walkProvider(key: string, id: string, table: unknown, flat: Map<string, unknown>) {
-  if (!(BUILT_IN_PROVIDERS as readonly string[]).includes(id) && !COMPAT_ID.test(id)) {
+  if (
+    !(BUILT_IN_PROVIDERS as readonly string[]).includes(id) && checkProviderId(id).kind !== "compat"
+  ) {
     throw new ConfigError(
       key,
       `unknown provider "${id}"; expected one of ${

@@ -55,7 +55,7 @@ function referenceIssue(
     code: "invalid_provider_name",
     path,
     message:
-      `'${parsed.provider}' is not a provider id; expected lower case [a-z0-9._-] or 'openai-compat:<name>'`,
+      `'${parsed.provider}' is not a provider id; expected lower-case letters, digits, '_' and '-' (at most 63) or 'openai-compat:<name>'`,
   }];
 }
 

@@ -27,7 +27,13 @@ export function baseScope(t: Pick<TurnContext, "deps" | "session" | "turnId">): 
 }
 
 /** Messages of earlier runs, oldest first, labelled by their sequence number. */
-export async function loadHistory(t: TurnContext): Promise<HistoryMessage[]> {
+/** Reads only the store, the session, the run to leave out and the seal, so preview can call it. */
+export async function loadHistory(
+  t: Pick<TurnContext, "runId" | "seal"> & {
+    deps: Pick<TurnContext["deps"], "db">;
+    session: Pick<TurnContext["session"], "id">;
+  },
+): Promise<HistoryMessage[]> {
   const rows = await listHistory(t.deps.db, t.session.id);
   const textOf = (m: (typeof rows)[number]) =>
     t.seal === null ? m.content.plaintext : t.seal.plain[`message:${m.seq}`];

@@ -1,4 +1,4 @@
-import { checkProviderId, COMPAT_PREFIX } from "./provider_id.ts";
+import { checkProviderId, COMPAT_PREFIX } from "../core/model_reference.ts";
 
 /**
  * Provider credentials sent with one request, keyed by provider id. Held only

@@ -1,6 +1,6 @@
 import { fail, ok, type Outcome } from "../core/errors.ts";
 import type { ModelAuth, ProviderDescriptor } from "../core/model.ts";
-import { checkProviderId, COMPAT_PREFIX } from "./provider_id.ts";
+import { checkProviderId, COMPAT_PREFIX } from "../core/model_reference.ts";
 
 /** The wire protocol a provider speaks; one listing and one adapter per protocol. */
 export type WireProtocol = "openai" | "anthropic" | "gemini" | "ollama";

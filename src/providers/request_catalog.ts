@@ -14,7 +14,7 @@ import {
   listModels,
   routingCatalog,
 } from "./listing.ts";
-import { isWellFormedProviderId } from "./provider_id.ts";
+import { isWellFormedProviderId } from "../core/model_reference.ts";
 import type { Registry } from "./registry.ts";
 
 export interface RequestCatalogOptions {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { checkProviderId, isWellFormedProviderId } from "../../src/providers/provider_id.ts";
+import { checkProviderId, isWellFormedProviderId } from "../../src/core/model_reference.ts";
 import {
   buildRegistry,
   findProvider,

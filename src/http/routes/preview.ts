@@ -7,7 +7,6 @@
 import { previewTurn } from "../../core/preview.ts";
 import type { HistoryMessage } from "../../core/run_items.ts";
 import { ServiceError } from "../../core/errors.ts";
-import type { TurnContext } from "../../engine/turn_context.ts";
 import { loadHistory } from "../../engine/turn_records.ts";
 import { parseCredentialHeaders } from "../../providers/credentials.ts";
 import { listingTimeoutMs } from "../../providers/listing.ts";
@@ -28,11 +27,8 @@ import { liveSession } from "./sessions.ts";
  */
 async function previewHistory(deps: Deps, session: SessionRow): Promise<HistoryMessage[]> {
   if (session.key_id !== null) return [];
-  // `loadHistory` reads only the store, the session, the run it leaves out and
-  // the seal; preview starts no run, so no id matches and every stored
-  // message counts. The rest of a turn's context does not exist here.
-  const turn = { deps, session, runId: "", seal: null } as unknown as TurnContext;
-  return await loadHistory(turn);
+  // Preview starts no run, so no run id matches and every stored message counts.
+  return await loadHistory({ deps, session, runId: "", seal: null });
 }
 
 export const previewEndpoint: Endpoint = {
