@@ -4,7 +4,7 @@ import { errorFromStatus, redact } from "../../src/providers/error_summary.ts";
 import { openAiErrorDetail } from "../../src/providers/openai_chat.ts";
 import { ProviderError } from "../../src/providers/errors.ts";
 
-const KEY = "sk-proj-abcdefghijklmnop0123456789";
+const KEY = "sk-proj-TEST-fake-key-not-real-0123";
 
 describe("provider error summary", () => {
   test("redact removes the key and anything shaped like a key", () => {

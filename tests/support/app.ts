@@ -9,6 +9,7 @@ import { createModelCache } from "../../src/providers/model_cache.ts";
 import type { Registry } from "../../src/providers/registry.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
+import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { openPglite } from "../../src/store/pglite_driver.ts";
 import { assertMatchesOpenApi } from "./openapi.ts";
@@ -46,6 +47,8 @@ export interface TestAppOptions {
    */
   providers?: Record<string, ProviderSettings>;
   configure?: (config: Config) => void;
+  /** Supersede signals shared with other instances (PostgreSQL LISTEN/NOTIFY). */
+  signals?: SupersedeSignals;
 }
 
 /** The whole service in process, on an in-memory PGlite (or the store given). */
@@ -68,6 +71,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     newId: () => uuidv7(clock.now().getTime()),
     registry,
     listingCache,
+    ...(options.signals ? { signals: options.signals } : {}),
   };
   return {
     handler: createHandler(deps),

@@ -1,40 +1,13 @@
 /**
- * Helpers for run engine tests: an app whose route table surely holds execute
- * and continue, provider replies shaped like the recorded fixtures, and a
+ * Helpers for run engine tests: an app with providers pointed at fakes, provider replies shaped like the recorded fixtures, and a
  * reader for streamed turns that checks every event against the OpenAPI
  * document.
  */
-import type { ModelDescriptor } from "../../src/core/model.ts";
-import type { Deps, Endpoint } from "../../src/http/context.ts";
-import { createHandler } from "../../src/http/handler.ts";
-import type { Route } from "../../src/http/router.ts";
-import { ROUTES } from "../../src/http/routes.ts";
-import { continueEndpoint } from "../../src/http/routes/continue.ts";
-import { executeEndpoint } from "../../src/http/routes/execute.ts";
-import { memoryLogger } from "../../src/log.ts";
-import { registryFromConfig } from "../../src/main.ts";
-import { createModelCache } from "../../src/providers/model_cache.ts";
-import { uuidv7 } from "../../src/platform/ids.ts";
-import { loadConfig } from "../../src/config.ts";
 import type { Db } from "../../src/store/db.ts";
-import { migrate } from "../../src/store/migrate.ts";
-import { openPglite } from "../../src/store/pglite_driver.ts";
 import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
-import { type TestApp, testClock } from "./app.ts";
+import { createTestApp, type TestApp } from "./app.ts";
 import type { FixtureResponse } from "./fake_provider.ts";
 import { assertMatchesSchema } from "./openapi.ts";
-
-const ENGINE_ROUTES: Route<Endpoint>[] = [
-  { method: "POST", path: "/api/v1/sessions/:session_id/execute", handler: executeEndpoint },
-  { method: "POST", path: "/api/v1/sessions/:session_id/continue", handler: continueEndpoint },
-];
-
-export function engineRoutes(): Route<Endpoint>[] {
-  const missing = ENGINE_ROUTES.filter((r) =>
-    !ROUTES.some((o) => o.method === r.method && o.path === r.path)
-  );
-  return [...ROUTES, ...missing];
-}
 
 export interface EngineAppOptions {
   /** Fake provider base URLs: `openai` (remote, keyed) and `ollama` (local). */
@@ -45,41 +18,16 @@ export interface EngineAppOptions {
 }
 
 /** The service in process with openai and ollama pointed at fake providers, models configured. */
-export async function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
-  const config = await loadConfig([], {});
-  config.storagePath = "memory://";
-  config.limits.providerTimeoutMs = 10_000;
-  config.providers = {
-    ...config.providers,
-    openai: { base_url: `${o.openai}/v1`, models: ["gpt-4o-mini", "gpt-4o"] },
-    ollama: { base_url: o.ollama, models: ["qwen3:8b"] },
-  };
-  const registry = registryFromConfig(config);
-  const db = o.db ?? await openPglite("memory://");
-  await migrate(db);
-  const logger = memoryLogger();
-  const clock = testClock();
-  const listingCache = createModelCache<ModelDescriptor[]>({ now: () => clock.now().getTime() });
-  const deps: Deps = {
-    db,
-    config,
-    logger,
-    now: clock.now,
-    newId: () => uuidv7(clock.now().getTime()),
-    registry,
-    listingCache,
-    ...(o.signals ? { signals: o.signals } : {}),
-  };
-  return {
-    handler: createHandler(deps, engineRoutes()),
-    db,
-    config,
-    clock,
-    logLines: logger.lines,
-    registry,
-    listingCache,
-    close: () => o.db ? Promise.resolve() : db.close(),
-  };
+export function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
+  return createTestApp({
+    db: o.db,
+    signals: o.signals,
+    providers: {
+      openai: { base_url: `${o.openai}/v1`, models: ["gpt-4o-mini", "gpt-4o"] },
+      ollama: { base_url: o.ollama, models: ["qwen3:8b"] },
+    },
+    configure: (config) => void (config.limits.providerTimeoutMs = 10_000),
+  });
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };

@@ -10,7 +10,7 @@ describe("logger", () => {
     log.info("x", {
       authorization: "Bearer whatever",
       "x-router-provider-openai-api-key": "k",
-      nested: { note: `key ${apiKey} and ${token}`, list: ["sk-proj-abcdefghijklmnop"] },
+      nested: { note: `key ${apiKey} and ${token}`, list: ["sk-proj-TEST-fake-key-0000"] },
       url: "postgres://user:hunter2@db:5432/app",
       path: "/api/v1/sessions",
     });
@@ -21,7 +21,7 @@ describe("logger", () => {
     assert.deepEqual(line.nested.list, ["[redacted]"]);
     assert.equal(line.url, "postgres://user:[redacted]@db:5432/app");
     assert.equal(line.path, "/api/v1/sessions");
-    for (const secret of [apiKey, token, "hunter2", "whatever", "abcdefghijklmnop"]) {
+    for (const secret of [apiKey, token, "hunter2", "whatever", "TEST-fake-key-0000"]) {
       assert.equal(log.lines[0].includes(secret), false, secret);
     }
   });
