@@ -11,41 +11,9 @@ import { openPglite } from "../src/store/pglite_driver.ts";
 import { registryFromConfig } from "../src/main.ts";
 import { createModelCache } from "../src/providers/model_cache.ts";
 import { runDecisionBench } from "./decision.ts";
-import { printTable } from "./measure.ts";
+import { measure, printTable } from "./measure.ts";
 import { runPreviewHttpBench } from "./preview_http.ts";
 import { runTurnBenchmarks } from "./turns_bench.ts";
-
-interface Row {
-  name: string;
-  iterations: number;
-  p50: number;
-  p99: number;
-  perSecond: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-async function measure(name: string, iterations: number, fn: () => Promise<unknown>): Promise<Row> {
-  for (let i = 0; i < Math.min(50, iterations); i++) await fn(); // warm up
-  const times: number[] = [];
-  const start = performance.now();
-  for (let i = 0; i < iterations; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  const total = performance.now() - start;
-  times.sort((a, b) => a - b);
-  return {
-    name,
-    iterations,
-    p50: percentile(times, 50),
-    p99: percentile(times, 99),
-    perSecond: iterations / (total / 1000),
-  };
-}
 
 const config = await loadConfig([], {});
 const db = await openPglite("memory://");
@@ -106,15 +74,7 @@ const rows = [
 ];
 await db.close();
 
-const fmt = (ms: number) => ms.toFixed(3);
-console.log("\nIn-process handler on PGlite (memory), one client");
-console.log("| benchmark | iterations | p50 ms | p99 ms | req/s |");
-console.log("|---|---:|---:|---:|---:|");
-for (const r of rows) {
-  console.log(
-    `| ${r.name} | ${r.iterations} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${Math.round(r.perSecond)} |`,
-  );
-}
+printTable("In-process handler on PGlite (memory), one client", rows);
 
 printTable(
   "Routing decision in process (previewTurn): 100 classification rules, 100 routing rules, 50 attachments; target p99 < 0.5 ms",
