@@ -2,48 +2,23 @@
  * Standalone approvals end to end (decisions.md §5–§7): remote disclosure,
  * cost limit and plan, each paused with its detail, then approved or rejected.
  */
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Account, call, signUp, type TestApp } from "../support/app.ts";
-import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { callStream, createEngineApp, openAiReply, openAiStream } from "../support/engine_app.ts";
+import { call } from "../support/app.ts";
+import { callStream, engineHarness, openAiReply, openAiStream } from "../support/engine_app.ts";
 
-let openai: FakeProvider;
-let ollama: FakeProvider;
-let app: TestApp;
-let alice: Account;
+const h = engineHarness();
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 
-before(async () => {
-  openai = await startFakeProvider();
-  ollama = await startFakeProvider();
-  app = await createEngineApp({ openai: openai.url, ollama: ollama.url });
-  alice = await signUp(app);
-});
-
-after(async () => {
-  await app.close();
-  await openai.close();
-  await ollama.close();
-});
-
-beforeEach(() => {
-  openai.requests.length = 0;
-});
-
-async function session(): Promise<string> {
-  const r = await call(app, "POST", "/api/v1/sessions", {
-    token: alice.token,
-    body: { title: "t" },
-  });
-  return r.body.session.id;
-}
-
 const execute = (id: string, body: unknown) =>
-  call(app, "POST", `/api/v1/sessions/${id}/execute`, { token: alice.token, body, headers: KEY });
+  call(h.app, "POST", `/api/v1/sessions/${id}/execute`, {
+    token: h.alice.token,
+    body,
+    headers: KEY,
+  });
 const decide = (id: string, approvalId: string, decision: string) =>
-  call(app, "POST", `/api/v1/sessions/${id}/continue`, {
-    token: alice.token,
+  call(h.app, "POST", `/api/v1/sessions/${id}/continue`, {
+    token: h.alice.token,
     headers: KEY,
     body: {
       type: "approval_decisions",
@@ -68,7 +43,7 @@ const withFile = (mode: string) => ({
 
 describe("remote disclosure", () => {
   test("ask mode pauses before sending workspace files; approval sends them", async () => {
-    const id = await session();
+    const id = await h.session();
     const r = await execute(id, withFile("ask"));
     assert.equal(r.status, 200);
     assert.equal(r.body.status, "awaiting_approval");
@@ -80,13 +55,13 @@ describe("remote disclosure", () => {
       model: "gpt-4o-mini",
       paths: ["src/a.ts"],
     });
-    assert.equal(openai.requests.length, 0);
-    openai.enqueue(openAiReply({ text: "looks fine" }));
+    assert.equal(h.openai.requests.length, 0);
+    h.openai.enqueue(openAiReply({ text: "looks fine" }));
     const done = await decide(id, approval.approval_id, "approved");
     assert.equal(done.body.status, "completed");
-    assert.ok(JSON.stringify(openai.requests[0].json).includes("const a = 1;"));
-    const trace = await call(app, "GET", `/api/v1/sessions/${id}/traces?limit=500`, {
-      token: alice.token,
+    assert.ok(JSON.stringify(h.openai.requests[0].json).includes("const a = 1;"));
+    const trace = await call(h.app, "GET", `/api/v1/sessions/${id}/traces?limit=500`, {
+      token: h.alice.token,
     });
     const event = trace.body.trace.events.find((e: { event_type: string }) =>
       e.event_type === "approval"
@@ -98,16 +73,16 @@ describe("remote disclosure", () => {
   });
 
   test("a rejected disclosure ends the run idle and nothing is sent", async () => {
-    const id = await session();
+    const id = await h.session();
     const r = await execute(id, withFile("ask"));
     const done = await decide(id, r.body.data.approval.approval_id, "rejected");
     assert.equal(done.body.status, "idle");
-    assert.equal(openai.requests.length, 0);
+    assert.equal(h.openai.requests.length, 0);
   });
 
   test("allow mode sends without asking", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ text: "ok" }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ text: "ok" }));
     assert.equal((await execute(id, withFile("allow"))).body.status, "completed");
   });
 });
@@ -124,7 +99,7 @@ describe("cost limit", () => {
   };
 
   test("an estimate above the rule's limit pauses; approval calls the model", async () => {
-    const id = await session();
+    const id = await h.session();
     const r = await execute(id, body);
     assert.equal(r.body.status, "awaiting_approval");
     const approval = r.body.data.approval;
@@ -132,19 +107,21 @@ describe("cost limit", () => {
     assert.equal(approval.detail.limit, "0.01");
     assert.equal(approval.detail.provider, "openai");
     assert.equal(approval.detail.currency, "USD");
-    openai.enqueue(openAiReply({ text: "spent" }));
+    h.openai.enqueue(openAiReply({ text: "spent" }));
     const done = await decide(id, approval.approval_id, "approved");
     assert.equal(done.body.status, "completed");
     assert.equal(done.body.data.routing.matched_rule, "pricey");
   });
 
   test("rejected, the run goes idle and nothing is spent", async () => {
-    const id = await session();
+    const id = await h.session();
     const r = await execute(id, body);
     const done = await decide(id, r.body.data.approval.approval_id, "rejected");
     assert.equal(done.body.status, "idle");
-    assert.equal(openai.requests.length, 0);
-    const usage = await call(app, "GET", `/api/v1/sessions/${id}/usage`, { token: alice.token });
+    assert.equal(h.openai.requests.length, 0);
+    const usage = await call(h.app, "GET", `/api/v1/sessions/${id}/usage`, {
+      token: h.alice.token,
+    });
     assert.deepEqual(usage.body.by_model, []);
   });
 });
@@ -156,28 +133,28 @@ describe("plan mode", () => {
   };
 
   test("a reply without tool calls becomes a plan; approved, the run goes on as an ordinary turn", async () => {
-    const id = await session();
-    openai.enqueue(openAiStream(["1. split", " 2. test"]));
-    const s = await callStream(app, `/api/v1/sessions/${id}/execute`, alice.token, body, KEY);
+    const id = await h.session();
+    h.openai.enqueue(openAiStream(["1. split", " 2. test"]));
+    const s = await callStream(h.app, `/api/v1/sessions/${id}/execute`, h.alice.token, body, KEY);
     const end = s.events.at(-1);
     assert.equal(end.status, "awaiting_approval");
     assert.equal(end.data.approval.kind, "plan");
     assert.equal(end.data.approval.detail.plan, "1. split 2. test");
     // Writes are not offered in plan mode.
-    const offered = JSON.stringify(openai.requests[0].json);
+    const offered = JSON.stringify(h.openai.requests[0].json);
     assert.ok(!offered.includes("write_file"));
-    openai.enqueue(openAiReply({ text: "done as planned" }));
+    h.openai.enqueue(openAiReply({ text: "done as planned" }));
     const done = await decide(id, end.data.approval.approval_id, "approved");
     assert.equal(done.body.status, "completed");
-    assert.ok(JSON.stringify(openai.requests[1].json).includes("write_file"));
+    assert.ok(JSON.stringify(h.openai.requests[1].json).includes("write_file"));
   });
 
   test("a rejected plan ends the run idle", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ text: "a plan" }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ text: "a plan" }));
     const r = await execute(id, body);
     const done = await decide(id, r.body.data.approval.approval_id, "rejected");
     assert.equal(done.body.status, "idle");
-    assert.equal(openai.requests.length, 1);
+    assert.equal(h.openai.requests.length, 1);
   });
 });

@@ -4,16 +4,12 @@
  * memory tool run by the service, break, inject, execute superseding a pause,
  * and the refusals of decisions.md §2 that keep the checkpoint.
  */
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Account, call, signUp, type TestApp } from "../support/app.ts";
-import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { callStream, createEngineApp, openAiReply } from "../support/engine_app.ts";
+import { call } from "../support/app.ts";
+import { callStream, engineHarness, openAiReply } from "../support/engine_app.ts";
 
-let openai: FakeProvider;
-let ollama: FakeProvider;
-let app: TestApp;
-let alice: Account;
+const h = engineHarness();
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 
 const policy = {
@@ -23,35 +19,18 @@ const policy = {
 };
 const turn = (text: string) => ({ input: { text }, policy });
 
-before(async () => {
-  openai = await startFakeProvider();
-  ollama = await startFakeProvider();
-  app = await createEngineApp({ openai: openai.url, ollama: ollama.url });
-  alice = await signUp(app);
-});
-
-after(async () => {
-  await app.close();
-  await openai.close();
-  await ollama.close();
-});
-
-beforeEach(() => {
-  openai.requests.length = 0;
-});
-
-async function session(): Promise<string> {
-  const r = await call(app, "POST", "/api/v1/sessions", {
-    token: alice.token,
-    body: { title: "t" },
-  });
-  return r.body.session.id;
-}
-
 const execute = (id: string, body: unknown) =>
-  call(app, "POST", `/api/v1/sessions/${id}/execute`, { token: alice.token, body, headers: KEY });
+  call(h.app, "POST", `/api/v1/sessions/${id}/execute`, {
+    token: h.alice.token,
+    body,
+    headers: KEY,
+  });
 const cont = (id: string, body: unknown) =>
-  call(app, "POST", `/api/v1/sessions/${id}/continue`, { token: alice.token, body, headers: KEY });
+  call(h.app, "POST", `/api/v1/sessions/${id}/continue`, {
+    token: h.alice.token,
+    body,
+    headers: KEY,
+  });
 
 const THREE_CALLS = [
   { name: "read_file", arguments: { path: "src/a.ts" } },
@@ -61,8 +40,8 @@ const THREE_CALLS = [
 
 describe("tool mediation", () => {
   test("allow and ask calls go to the client, deny is answered by the service, results loop back", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ calls: THREE_CALLS }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ calls: THREE_CALLS }));
     const r = await execute(id, turn("look around"));
     assert.equal(r.status, 200);
     assert.equal(r.body.status, "awaiting_tool");
@@ -75,7 +54,7 @@ describe("tool mediation", () => {
       [["read_file", "allow"], ["shell", "ask"]],
     );
     // Tools denied by policy are not offered to the model.
-    const offered = (openai.requests[0].json as { tools: { function: { name: string } }[] }).tools
+    const offered = (h.openai.requests[0].json as { tools: { function: { name: string } }[] }).tools
       .map((t) => t.function.name);
     assert.ok(offered.includes("read_file") && !offered.includes("write_file"));
 
@@ -92,7 +71,7 @@ describe("tool mediation", () => {
     });
     assert.equal(mismatch.body.error.code, "continuation_mismatch");
 
-    openai.enqueue(openAiReply({ text: "done" }));
+    h.openai.enqueue(openAiReply({ text: "done" }));
     const done = await cont(id, {
       type: "tool_results",
       data: {
@@ -104,11 +83,11 @@ describe("tool mediation", () => {
     });
     assert.equal(done.status, 200);
     assert.equal(done.body.status, "completed");
-    const sent = JSON.stringify(openai.requests.at(-1)!.json);
+    const sent = JSON.stringify(h.openai.requests.at(-1)!.json);
     assert.ok(sent.includes("file a") && sent.includes("denied by policy"));
 
-    const trace = await call(app, "GET", `/api/v1/sessions/${id}/traces?limit=500`, {
-      token: alice.token,
+    const trace = await call(h.app, "GET", `/api/v1/sessions/${id}/traces?limit=500`, {
+      token: h.alice.token,
     });
     const events = trace.body.trace.events;
     const approval = events.find((e: { event_type: string }) => e.event_type === "approval");
@@ -126,9 +105,15 @@ describe("tool mediation", () => {
   });
 
   test("a streamed turn announces client-bound calls and ends awaiting_tool", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "tool_call_streamed");
-    const s = await callStream(app, `/api/v1/sessions/${id}/execute`, alice.token, turn("x"), KEY);
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "tool_call_streamed");
+    const s = await callStream(
+      h.app,
+      `/api/v1/sessions/${id}/execute`,
+      h.alice.token,
+      turn("x"),
+      KEY,
+    );
     const types = s.events.map((e) => e.type);
     assert.deepEqual(types, ["tool_call_started", "usage", "tool_call_requested", "turn_end"]);
     assert.equal(s.events.at(-1).status, "awaiting_tool");
@@ -137,29 +122,29 @@ describe("tool mediation", () => {
   });
 
   test("the memory tool is run by the service and recalled into the next turn's preamble", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({
       calls: [{
         name: "memory",
         arguments: { op: "record", scope: "user", key: "editor", value: "vim" },
       }],
     }));
-    openai.enqueue(openAiReply({ text: "noted" }));
+    h.openai.enqueue(openAiReply({ text: "noted" }));
     const r = await execute(id, turn("remember I use vim"));
     assert.equal(r.body.status, "completed");
-    assert.equal(openai.requests.length, 2);
-    assert.ok(JSON.stringify(openai.requests[1].json).includes("recorded in user memory"));
-    openai.enqueue(openAiReply({ text: "vim it is" }));
-    const next = await execute(await session(), turn("which editor?"));
+    assert.equal(h.openai.requests.length, 2);
+    assert.ok(JSON.stringify(h.openai.requests[1].json).includes("recorded in user memory"));
+    h.openai.enqueue(openAiReply({ text: "vim it is" }));
+    const next = await execute(await h.session(), turn("which editor?"));
     assert.ok(next.body.data.context.included.includes("memory user:editor"));
-    assert.ok(JSON.stringify(openai.requests.at(-1)!.json).includes("vim"));
+    assert.ok(JSON.stringify(h.openai.requests.at(-1)!.json).includes("vim"));
   });
 });
 
 describe("break, inject and execute on a waiting run", () => {
   test("break cancels the pending calls and the run goes idle", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 1) }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 1) }));
     await execute(id, turn("x"));
     const r = await cont(id, { type: "break" });
     assert.equal(r.status, 200);
@@ -170,20 +155,20 @@ describe("break, inject and execute on a waiting run", () => {
   });
 
   test("inject cancels the pending calls and starts a new turn on the injected text", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 1) }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 1) }));
     await execute(id, turn("x"));
-    openai.enqueue(openAiReply({ text: "switched" }));
+    h.openai.enqueue(openAiReply({ text: "switched" }));
     const r = await cont(id, {
       type: "inject",
       data: { messages: [{ text: "actually," }, { text: "do y" }] },
     });
     assert.equal(r.status, 200);
     assert.equal(r.body.status, "completed");
-    const sent = JSON.stringify(openai.requests.at(-1)!.json);
+    const sent = JSON.stringify(h.openai.requests.at(-1)!.json);
     assert.ok(sent.includes("actually,\\n\\ndo y"));
     assert.ok(sent.includes("cancelled"));
-    const detail = await call(app, "GET", `/api/v1/sessions/${id}`, { token: alice.token });
+    const detail = await call(h.app, "GET", `/api/v1/sessions/${id}`, { token: h.alice.token });
     assert.deepEqual(
       detail.body.session.messages.map((m: { role: string }) => m.role),
       ["user", "user", "assistant"],
@@ -191,10 +176,10 @@ describe("break, inject and execute on a waiting run", () => {
   });
 
   test("execute supersedes a run waiting for tool results", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 1) }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 1) }));
     await execute(id, turn("x"));
-    openai.enqueue(openAiReply({ text: "fresh" }));
+    h.openai.enqueue(openAiReply({ text: "fresh" }));
     const r = await execute(id, turn("something else"));
     assert.equal(r.body.status, "completed");
   });

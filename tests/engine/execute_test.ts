@@ -3,16 +3,12 @@
  * providers: a completed turn with its history, trace and usage; provider
  * failures with fallback; routing rejections as plain JSON errors.
  */
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Account, call, signUp, type TestApp } from "../support/app.ts";
-import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { callStream, createEngineApp, openAiReply, openAiStream } from "../support/engine_app.ts";
+import { call } from "../support/app.ts";
+import { callStream, engineHarness, openAiReply, openAiStream } from "../support/engine_app.ts";
 
-let openai: FakeProvider;
-let ollama: FakeProvider;
-let app: TestApp;
-let alice: Account;
+const h = engineHarness();
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 
 const policy = {
@@ -25,39 +21,13 @@ function turn(text: string, extra: Record<string, unknown> = {}) {
   return { input: { text }, policy, ...extra };
 }
 
-before(async () => {
-  openai = await startFakeProvider();
-  ollama = await startFakeProvider();
-  app = await createEngineApp({ openai: openai.url, ollama: ollama.url });
-  alice = await signUp(app);
-});
-
-after(async () => {
-  await app.close();
-  await openai.close();
-  await ollama.close();
-});
-
-beforeEach(() => {
-  openai.requests.length = 0;
-  ollama.requests.length = 0;
-});
-
-async function session(): Promise<string> {
-  const r = await call(app, "POST", "/api/v1/sessions", {
-    token: alice.token,
-    body: { title: "t" },
-  });
-  return r.body.session.id;
-}
-
 const execute = (id: string, body: unknown, headers: Record<string, string> = KEY) =>
-  call(app, "POST", `/api/v1/sessions/${id}/execute`, { token: alice.token, body, headers });
+  call(h.app, "POST", `/api/v1/sessions/${id}/execute`, { token: h.alice.token, body, headers });
 
 describe("buffered execute", () => {
   test("a completed turn answers the model's message, priced exactly, and persists history", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "plain_buffered");
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "plain_buffered");
     const r = await execute(id, turn("Say hello in five words."));
     assert.equal(r.status, 200);
     assert.equal(r.body.status, "completed");
@@ -80,11 +50,11 @@ describe("buffered execute", () => {
     });
     assert.deepEqual(data.to_encrypt, {});
     // The credential went to OpenAI only, as its bearer token.
-    assert.equal(openai.requests.length, 1);
-    assert.equal(openai.requests[0].headers.authorization, "Bearer sk-test-openai");
-    assert.equal(ollama.requests.length, 0);
+    assert.equal(h.openai.requests.length, 1);
+    assert.equal(h.openai.requests[0].headers.authorization, "Bearer sk-test-openai");
+    assert.equal(h.ollama.requests.length, 0);
 
-    const detail = await call(app, "GET", `/api/v1/sessions/${id}`, { token: alice.token });
+    const detail = await call(h.app, "GET", `/api/v1/sessions/${id}`, { token: h.alice.token });
     assert.deepEqual(detail.body.session.messages, [
       { role: "user", content: { plaintext: "Say hello in five words." } },
       {
@@ -94,39 +64,45 @@ describe("buffered execute", () => {
         model: "gpt-4o-mini",
       },
     ]);
-    const trace = await call(app, "GET", `/api/v1/sessions/${id}/traces`, { token: alice.token });
+    const trace = await call(h.app, "GET", `/api/v1/sessions/${id}/traces`, {
+      token: h.alice.token,
+    });
     const events = trace.body.trace.events;
     const types = new Set(events.map((e: { event_type: string }) => e.event_type));
     for (const t of ["message", "classification", "routing_decision", "cost"]) {
       assert.ok(types.has(t), `trace has a ${t} event`);
     }
     for (const e of events) assert.equal(e.trace_id, data.trace_id);
-    const usage = await call(app, "GET", `/api/v1/sessions/${id}/usage`, { token: alice.token });
+    const usage = await call(h.app, "GET", `/api/v1/sessions/${id}/usage`, {
+      token: h.alice.token,
+    });
     assert.equal(usage.body.total.estimated_cost, "0.0000078");
     assert.equal(usage.body.by_model[0].request_count, 1);
   });
 
   test("the next turn of the session sends the earlier exchange as history", async () => {
-    const id = await session();
-    openai.enqueue(openAiReply({ text: "first answer" }));
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ text: "first answer" }));
     assert.equal((await execute(id, turn("first question"))).status, 200);
-    openai.enqueue(openAiReply({ text: "second answer" }));
+    h.openai.enqueue(openAiReply({ text: "second answer" }));
     const r = await execute(id, turn("second question"));
     assert.equal(r.body.status, "completed");
     assert.ok(r.body.data.context.included.includes("message 1"));
-    const sent = JSON.stringify(openai.requests[1].json);
+    const sent = JSON.stringify(h.openai.requests[1].json);
     assert.ok(sent.includes("first question") && sent.includes("first answer"));
   });
 
   test("a provider outage moves to the next candidate and the trace records the hop", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "error_503");
-    await ollama.enqueueFixture("ollama", "plain_buffered");
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "error_503");
+    await h.ollama.enqueueFixture("ollama", "plain_buffered");
     const r = await execute(id, turn("hello"));
     assert.equal(r.status, 200);
     assert.equal(r.body.data.routing.provider, "ollama");
     assert.equal(r.body.data.usage.estimated_cost, "0");
-    const trace = await call(app, "GET", `/api/v1/sessions/${id}/traces`, { token: alice.token });
+    const trace = await call(h.app, "GET", `/api/v1/sessions/${id}/traces`, {
+      token: h.alice.token,
+    });
     const hops = trace.body.trace.events.filter((
       e: { event_type: string; payload: { plaintext: { reason: string } } },
     ) => e.event_type === "routing_decision" && e.payload.plaintext.reason.includes("failed"));
@@ -134,22 +110,22 @@ describe("buffered execute", () => {
   });
 
   test("every candidate failing answers fallback_exhausted with each hop, and the run is over", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "error_503");
-    await ollama.enqueueFixture("ollama", "error_503");
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "error_503");
+    await h.ollama.enqueueFixture("ollama", "error_503");
     const r = await execute(id, turn("hello"));
     assert.equal(r.status, 503);
     assert.equal(r.body.error.code, "fallback_exhausted");
     assert.equal(r.body.error.details.hops.length, 2);
     assert.ok(!JSON.stringify(r.body).includes("sk-test-openai"));
     // The session is usable again.
-    openai.enqueue(openAiReply({ text: "ok" }));
+    h.openai.enqueue(openAiReply({ text: "ok" }));
     assert.equal((await execute(id, turn("again"))).body.status, "completed");
   });
 
   test("a single-candidate route answers the provider's own error", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "error_429");
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "error_429");
     const body = turn("hello", {
       policy: { ...policy, routing: { default: { model: "openai/gpt-4o-mini" }, rules: [] } },
     });
@@ -159,21 +135,21 @@ describe("buffered execute", () => {
   });
 
   test("a rejected credential is not retried elsewhere", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "error_401");
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "error_401");
     const r = await execute(id, turn("hello"));
     assert.equal(r.status, 503);
     assert.equal(r.body.error.code, "invalid_provider_credentials");
-    assert.equal(ollama.requests.length, 0);
+    assert.equal(h.ollama.requests.length, 0);
   });
 
   test("a routing rejection is a plain JSON error, streamed or not", async () => {
-    const id = await session();
+    const id = await h.session();
     const body = turn("hello", { input: { text: "hello", explicit_model: "nope" } });
     const r = await execute(id, body);
     assert.equal(r.status, 422);
     assert.equal(r.body.error.code, "invalid_model_reference");
-    const s = await callStream(app, `/api/v1/sessions/${id}/execute`, alice.token, body, KEY);
+    const s = await callStream(h.app, `/api/v1/sessions/${id}/execute`, h.alice.token, body, KEY);
     assert.equal(s.status, 422);
     assert.equal(s.body.error.code, "invalid_model_reference");
   });
@@ -181,9 +157,15 @@ describe("buffered execute", () => {
 
 describe("streamed execute", () => {
   test("text deltas, usage, then exactly one completed turn_end priced like the buffered turn", async () => {
-    const id = await session();
-    openai.enqueue(openAiStream(["Hello", " there"]));
-    const s = await callStream(app, `/api/v1/sessions/${id}/execute`, alice.token, turn("hi"), KEY);
+    const id = await h.session();
+    h.openai.enqueue(openAiStream(["Hello", " there"]));
+    const s = await callStream(
+      h.app,
+      `/api/v1/sessions/${id}/execute`,
+      h.alice.token,
+      turn("hi"),
+      KEY,
+    );
     assert.equal(s.status, 200);
     assert.ok(s.contentType?.startsWith("text/event-stream"));
     const deltas = s.events.filter((e) => e.type === "text_delta").map((e) => e.delta);
@@ -202,12 +184,12 @@ describe("streamed execute", () => {
   });
 
   test("a failure after the stream started ends it with an error turn_end", async () => {
-    const id = await session();
-    await openai.enqueueFixture("openai", "stream_cut");
+    const id = await h.session();
+    await h.openai.enqueueFixture("openai", "stream_cut");
     const body = turn("hi", {
       policy: { ...policy, routing: { default: { model: "openai/gpt-4o-mini" }, rules: [] } },
     });
-    const s = await callStream(app, `/api/v1/sessions/${id}/execute`, alice.token, body, KEY);
+    const s = await callStream(h.app, `/api/v1/sessions/${id}/execute`, h.alice.token, body, KEY);
     assert.equal(s.status, 200);
     const end = s.events.at(-1);
     assert.equal(end.type, "turn_end");

@@ -5,8 +5,9 @@
  */
 import type { Db } from "../../src/store/db.ts";
 import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
-import { createTestApp, type TestApp } from "./app.ts";
-import type { FixtureResponse } from "./fake_provider.ts";
+import { after, before, beforeEach } from "node:test";
+import { type Account, call, createTestApp, signUp, type TestApp } from "./app.ts";
+import { type FakeProvider, type FixtureResponse, startFakeProvider } from "./fake_provider.ts";
 import { assertMatchesSchema } from "./openapi.ts";
 
 export interface EngineAppOptions {
@@ -28,6 +29,48 @@ export function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
     },
     configure: (config) => void (config.limits.providerTimeoutMs = 10_000),
   });
+}
+
+/** What an engine test file shares: the fakes, the app, one signed-up user. */
+export interface EngineHarness {
+  openai: FakeProvider;
+  ollama: FakeProvider;
+  app: TestApp;
+  alice: Account;
+  /** A new session of alice's. */
+  session(): Promise<string>;
+}
+
+/**
+ * Registers the hooks that start the fake providers and the app before the
+ * file's tests, clear recorded requests before each, and close all after.
+ */
+export function engineHarness(): EngineHarness {
+  const h = {
+    async session() {
+      const r = await call(h.app, "POST", "/api/v1/sessions", {
+        token: h.alice.token,
+        body: { title: "t" },
+      });
+      return r.body.session.id as string;
+    },
+  } as EngineHarness;
+  before(async () => {
+    h.openai = await startFakeProvider();
+    h.ollama = await startFakeProvider();
+    h.app = await createEngineApp({ openai: h.openai.url, ollama: h.ollama.url });
+    h.alice = await signUp(h.app);
+  });
+  after(async () => {
+    await h.app.close();
+    await h.openai.close();
+    await h.ollama.close();
+  });
+  beforeEach(() => {
+    h.openai.requests.length = 0;
+    h.ollama.requests.length = 0;
+  });
+  return h;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
