@@ -75,8 +75,8 @@ async function supersedeRun(
     turnId,
     seq: taken.run.supersede_seq,
     stream: call.stream,
-    async run(sink, signal) {
-      const t: TurnContext = { ...base, sink, signal };
+    async run(live) {
+      const t: TurnContext = { ...base, ...live };
       if (value.type !== "inject") return await idleTurn(t);
       const text = value.text;
       await persistMessage(t, { role: "user", text });
@@ -134,8 +134,8 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     turnId,
     seq: run.supersede_seq,
     stream: call.stream,
-    async run(sink, signal) {
-      const t: TurnContext = { ...base, sink, signal };
+    async run(live) {
+      const t: TurnContext = { ...base, ...live };
       return next === "idle" ? await idleTurn(t) : await runTurns(t);
     },
   });

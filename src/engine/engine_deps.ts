@@ -7,7 +7,6 @@
  */
 import type { Deps } from "../http/context.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
-import { handoffBoard } from "./partial_handoff.ts";
 import type { EngineDeps } from "./turn_context.ts";
 
 export const SILENT_SIGNALS: SupersedeSignals = {
@@ -24,7 +23,6 @@ export function engineDeps(deps: Deps): EngineDeps {
       ...deps,
       signals: deps.signals ?? SILENT_SIGNALS,
       instance: deps.instanceId ?? `instance-${crypto.randomUUID()}`,
-      handoffs: handoffBoard(),
     };
     cache.set(deps, found);
   }

@@ -11,7 +11,8 @@ import { turnEnd } from "../core/turn_stream_events.ts";
 import { jsonResponse } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import { finishRun, recoverRun } from "../store/runs.ts";
-import type { EngineDeps, TurnResult } from "./turn_context.ts";
+import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
+import { type Handoff, sendHandoff } from "./partial_handoff.ts";
 import { guardTurn } from "./turn_guard.ts";
 import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
 
@@ -22,13 +23,25 @@ export interface ClaimedTurn {
   /** `supersede_seq` as the claim left it. */
   seq: number;
   stream: boolean;
-  run(sink: TurnSink, signal: AbortSignal): Promise<TurnResult>;
+  run(live: TurnLive): Promise<TurnResult>;
 }
 
 function envelopeOf(result: TurnResult, turnId: string): TurnEnvelope {
   if (result.kind === "envelope") return result.envelope;
   if (result.kind === "failure") return errorEnvelope(result.failure);
   return idleEnvelope(turnId);
+}
+
+/**
+ * Answers the request that cut the turn, which set the next seq: with what an
+ * encrypted turn held, or with nothing, so it stops waiting. Only a request
+ * that asked for a hand-off opened a slot to receive it.
+ */
+async function handOver(turn: ClaimedTurn, handoff: Handoff | null): Promise<void> {
+  const slot = { runId: turn.runId, seq: turn.seq + 1 };
+  await sendHandoff(turn.deps.db, slot, handoff).catch((error) =>
+    turn.deps.logger.warn("hand-off failed", { error: (error as Error)?.name })
+  );
 }
 
 /** Runs the turn under its guard; an unexpected error ends the run in `error`. */
@@ -43,7 +56,9 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     now: deps.now,
   });
   try {
-    return await turn.run(sink, guard.signal);
+    const result = await turn.run({ sink, signal: guard.signal, seq: turn.seq });
+    if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
+    return result;
   } catch (error) {
     deps.logger.error("turn failed", {
       error: error instanceof Error ? error.name : typeof error,

@@ -10,20 +10,22 @@ import type { Continuation } from "../core/continuation.ts";
 import type { CheckedContinuation } from "../core/continuation_check.ts";
 import { ServiceError } from "../core/errors.ts";
 import { idleEnvelope } from "../core/turn_envelope.ts";
+import { newRecipientKeys } from "../platform/handoff_cipher.ts";
 import { supersede } from "../store/run_admission.ts";
 import { returnToClient, type RunRow } from "../store/runs.ts";
 import { additionsOf, recordAnswer } from "./answer_records.ts";
 import { respondWithTurn } from "./respond.ts";
 import { cancelUnanswered, type RunInput } from "./run_input.ts";
+import { receiveHandoff } from "./partial_handoff.ts";
 import { type SealScope, sealScope, storeSealed } from "./seal_scope.ts";
 import { adoptSealed, readSealedState, rebuildRunInput } from "./sealed_run.ts";
 import { decryptStep, encryptStep, type SealedTurn } from "./sealed_steps.ts";
 import { cancelPendingCalls, type TurnCall, turnContextFor } from "./start_run.ts";
-import type { TurnContext, TurnResult } from "./turn_context.ts";
+import type { TurnBase, TurnContext, TurnResult } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
 import { finishTurn, persistMessage } from "./turn_records.ts";
 
-/** How long a break or inject waits for the superseded turn's partial (same instance). */
+/** How long a break or inject waits for the hand-off of the turn it cut. */
 export const HANDOFF_WAIT_MS = 2_000;
 
 async function idleTurn(t: SealedTurn): Promise<TurnResult> {
@@ -47,7 +49,7 @@ export async function continueSealed(
   const scope = seal(call, run);
   const st: SealedTurn = { deps, session, runId: run.id, turnId, seal: scope };
   adoptSealed(scope.state, Object.keys(checked.sealed));
-  let base: Omit<TurnContext, "sink" | "signal"> | null = null;
+  let base: TurnBase | null = null;
   if (checked.type === "decrypted") {
     const input = rebuildRunInput(scope.state, checked.plaintext);
     if (input === null) {
@@ -67,9 +69,9 @@ export async function continueSealed(
     turnId,
     seq: run.supersede_seq,
     stream: call.stream,
-    async run(sink, signal) {
+    async run(live) {
       await storeSealed(deps.db, session.id, checked.sealed, deps.now());
-      if (checked.type === "decrypted") return await runTurns({ ...base!, sink, signal });
+      if (checked.type === "decrypted") return await runTurns({ ...base!, ...live });
       if (checked.type === "sealed") {
         return scope.state.then === "decrypt" ? await decryptStep(st) : await idleTurn(st);
       }
@@ -121,11 +123,13 @@ export async function supersedeSealed(
       { path: "data.messages" },
     );
   }
+  const keys = await newRecipientKeys();
   const taken = await supersede(deps.db, {
     sessionId: session.id,
     turnId,
     instance: deps.instance,
     now: deps.now(),
+    handoffKey: keys.publicKey,
   });
   if (taken === null) {
     throw ServiceError.of(
@@ -144,11 +148,14 @@ export async function supersedeSealed(
     taken.previous,
     scope,
   );
-  const handoff = taken.previous.state === "running"
-    ? await deps.handoffs.take(runId, HANDOFF_WAIT_MS)
-    : null;
-  if (handoff?.partial) scope.toEncrypt[handoff.partial.ref] = handoff.partial.text;
-  let base: Omit<TurnContext, "sink" | "signal"> | null = null;
+  const handoff = taken.handoff === null
+    ? null
+    : await receiveHandoff(deps.db, keys, taken.handoff, HANDOFF_WAIT_MS);
+  if (handoff !== null) {
+    Object.assign(scope.toEncrypt, handoff.toEncrypt);
+    if (handoff.partial) scope.toEncrypt[handoff.partial.ref] = handoff.partial.text;
+  }
+  let base: TurnBase | null = null;
   if (checked.type === "inject" && handoff !== null) {
     const input: RunInput = handoff.input;
     scope.plain = handoff.plain;
@@ -167,7 +174,7 @@ export async function supersedeSealed(
     turnId,
     seq: taken.run.supersede_seq,
     stream: call.stream,
-    async run(sink, signal) {
+    async run(live) {
       if (checked.type === "break") {
         return handoff?.partial ? await encryptStep(st, "idle") : await idleTurn(st);
       }
@@ -175,7 +182,7 @@ export async function supersedeSealed(
       const injected = await persistInjected(st, checked, messages);
       scope.state.additions.push({ kind: "inject", refs: injected.refs });
       if (base !== null) {
-        const t: TurnContext = { ...base, sink, signal };
+        const t: TurnContext = { ...base, ...live };
         cancelUnanswered(t.input);
         t.input.conversation.push({ role: "user", content: checked.text });
         t.input.text = checked.text;

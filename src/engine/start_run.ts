@@ -20,7 +20,7 @@ import { recordTrace, type SealScope, sealScope } from "./seal_scope.ts";
 import { newSealedState } from "./sealed_run.ts";
 import { encryptStep, sealedHistory } from "./sealed_steps.ts";
 import { traceEvent, type TraceScope } from "./trace_records.ts";
-import type { EngineDeps, TurnContext } from "./turn_context.ts";
+import type { EngineDeps, TurnBase, TurnContext } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
 import { persistMessage } from "./turn_records.ts";
 
@@ -56,7 +56,7 @@ export async function cancelPendingCalls(
 export async function turnContextFor(
   call: TurnCall,
   run: { runId: string; turnId: string; input: RunInput; seal: SealScope | null },
-): Promise<Omit<TurnContext, "sink" | "signal">> {
+): Promise<TurnBase> {
   const credentials = parseCredentialHeaders(call.headers);
   const rc = await catalogForRequest(call.deps.registry, credentials, {
     cache: call.deps.listingCache,
@@ -114,8 +114,8 @@ export async function startRun(
     turnId,
     seq: claim.run.supersede_seq,
     stream: call.stream,
-    async run(sink, signal) {
-      const t: TurnContext = { ...base, sink, signal };
+    async run(live) {
+      const t: TurnContext = { ...base, ...live };
       await persistMessage(t, {
         role: "user",
         text: request.input.text,

@@ -10,7 +10,7 @@ import type { ProviderCredentials } from "../providers/credentials.ts";
 import type { RequestCatalog } from "../providers/request_catalog.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
-import type { HandoffBoard } from "./partial_handoff.ts";
+import type { Handoff } from "./partial_handoff.ts";
 import type { RunInput } from "./run_input.ts";
 import type { SealScope } from "./seal_scope.ts";
 import type { TurnSink } from "./turn_sink.ts";
@@ -20,11 +20,10 @@ export interface EngineDeps extends Deps {
   signals: SupersedeSignals;
   /** This service instance, recorded with its claims. */
   instance: string;
-  /** Partials of superseded turns of encrypted sessions, for the request that superseded them. */
-  handoffs: HandoffBoard;
 }
 
-export interface TurnContext {
+/** A turn's context as built before its claim. */
+export interface TurnBase {
   deps: EngineDeps;
   session: SessionRow;
   runId: string;
@@ -35,14 +34,25 @@ export interface TurnContext {
   input: RunInput;
   /** Set exactly for an encrypted session. */
   seal: SealScope | null;
+}
+
+/** What a claimed turn runs with. */
+export interface TurnLive {
   sink: TurnSink;
   /** Aborted when a `break` or `inject` supersedes the turn. */
   signal: AbortSignal;
+  /** `supersede_seq` as the claim left it: the request that cuts the turn sets the next. */
+  seq: number;
 }
+
+export type TurnContext = TurnBase & TurnLive;
 
 export type TurnResult =
   | { kind: "envelope"; envelope: TurnEnvelope }
   /** A terminal failure: the run is in `error`. */
   | { kind: "failure"; failure: Failure }
-  /** Another request took the run over; this one answers `idle`. */
-  | { kind: "superseded" };
+  /**
+   * Another request took the run over; this one answers `idle`. An encrypted
+   * turn hands what it held in memory to that request.
+   */
+  | { kind: "superseded"; handoff?: Handoff };

@@ -104,20 +104,12 @@ async function invoke(
   });
 }
 
-/**
- * Runs the turn loop. A superseded turn of an encrypted session hands its
- * partial reply and run input to the request that superseded it.
- */
+/** Runs the turn loop; a cut turn of an encrypted session returns what it must hand over. */
 export async function runTurns(t: TurnContext): Promise<TurnResult> {
   const result = await loop(t);
-  if (result.kind === "superseded" && t.seal !== null) {
-    t.deps.handoffs.offer(t.runId, {
-      partial: t.seal.partial,
-      input: t.input,
-      plain: t.seal.plain,
-    });
-  }
-  return result;
+  if (result.kind !== "superseded" || t.seal === null) return result;
+  const { partial, toEncrypt, plain } = t.seal;
+  return { kind: "superseded", handoff: { partial, toEncrypt, input: t.input, plain } };
 }
 
 async function loop(t: TurnContext): Promise<TurnResult> {

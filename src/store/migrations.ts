@@ -2,6 +2,7 @@
 // graph, so a compiled single-file binary carries them too.
 import m001 from "../../migrations/001_initial.sql" with { type: "text" };
 import m002 from "../../migrations/002_trace_matched_rule.sql" with { type: "text" };
+import m003 from "../../migrations/003_run_handoffs.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -12,4 +13,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_initial", sql: m001 },
   { version: 2, name: "002_trace_matched_rule", sql: m002 },
+  { version: 3, name: "003_run_handoffs", sql: m003 },
 ];

@@ -11,6 +11,7 @@
  * transaction these functions open.
  */
 import type { Queryable } from "./db.ts";
+import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
 import { claimLapsed, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
 import { notifySuperseded } from "./supersede_signal.ts";
 import { inTransaction, isUniqueViolation } from "./transaction.ts";
@@ -144,6 +145,8 @@ export interface Superseded {
   run: RunRow;
   /** The run before, with its pause (pending tool calls to cancel) and its holder. */
   previous: RunRow;
+  /** Where the superseded turn hands over what it held, when a live turn was cut and a key was given. */
+  handoff: HandoffSlot | null;
 }
 
 /**
@@ -151,9 +154,15 @@ export interface Superseded {
  * the run over (its turn becomes the fence, so the superseded holder's later
  * updates do nothing), the pause is cleared, and `supersede_seq` is bumped and
  * announced (NOTIFY, delivered at commit) so an instance streaming the old
- * turn stops. Null when no run is live (422 `no_active_run`).
+ * turn stops. Null when no run is live (422 `no_active_run`). With
+ * `handoffKey`, a turn cut while running (its claim not lapsed) gets a hand-off
+ * slot for that key, opened in the same transaction, so the turn finds it as
+ * soon as it hears of the supersede.
  */
-export async function supersede(db: Queryable, c: ClaimRequest): Promise<Superseded | null> {
+export async function supersede(
+  db: Queryable,
+  c: ClaimRequest & { handoffKey?: string },
+): Promise<Superseded | null> {
   return await inTransaction(db, async (tx) => {
     await lockSession(tx, c.sessionId);
     const previous = await lockLiveRun(tx, c.sessionId);
@@ -166,6 +175,10 @@ export async function supersede(db: Queryable, c: ClaimRequest): Promise<Superse
       [previous.id, c.turnId, c.instance, leaseUntil(c.now, c.leaseMs), c.now],
     );
     await notifySuperseded(tx, previous.id, rows[0].supersede_seq);
-    return { run: rows[0], previous };
+    const cut = previous.state === "running" && !claimLapsed(previous, c.now);
+    if (!cut || c.handoffKey === undefined) return { run: rows[0], previous, handoff: null };
+    const handoff = { runId: previous.id, seq: rows[0].supersede_seq };
+    await openHandoffSlot(tx, { ...handoff, recipientKey: c.handoffKey, now: c.now });
+    return { run: rows[0], previous, handoff };
   });
 }

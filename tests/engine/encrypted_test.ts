@@ -11,6 +11,7 @@ import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { callStream, createEngineApp, openAiReply, openAiStream } from "../support/engine_app.ts";
 import { type SealingClient, sealingClient } from "../support/sealing_client.ts";
+import { dumpDatabase } from "../support/db_dump.ts";
 
 let openai: FakeProvider;
 let app: TestApp;
@@ -51,22 +52,6 @@ const post = (id: string, what: "execute" | "continue", body: unknown) =>
   });
 const cont = (id: string, body: unknown) => post(id, "continue", body);
 
-/** Every row of every table, as text. */
-async function dumpDatabase(): Promise<string> {
-  const tables = await app.db.query<{ tablename: string }>(
-    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
-  );
-  assert.ok(tables.length >= 10, "the whole schema is scanned");
-  const parts: string[] = [];
-  for (const { tablename } of tables) {
-    const rows = await app.db.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM "${tablename}" t`,
-    );
-    parts.push(...rows.map((r) => r.row));
-  }
-  return parts.join("\n");
-}
-
 /**
  * The canaries reached the provider (so the scan can fail) and never the
  * database; `replies` are the provider's last answers, which it never
@@ -74,7 +59,7 @@ async function dumpDatabase(): Promise<string> {
  */
 async function assertSealedAtRest(canaries: string[], replies: string[] = []): Promise<void> {
   const sent = openai.requests.map((r) => r.body).join("\n");
-  const dump = await dumpDatabase();
+  const dump = await dumpDatabase(app.db);
   for (const canary of canaries) {
     assert.ok(sent.includes(canary), `the provider received ${canary}`);
   }

@@ -10,12 +10,14 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { createEngineApp, openAiReply, openAiStream, parseSse } from "../support/engine_app.ts";
-import { createScratchDatabase, type ScratchDatabase } from "../support/databases.ts";
-import { openPostgres } from "../../src/store/postgres_driver.ts";
-import type { Db } from "../../src/store/db.ts";
+import {
+  createEngineApp,
+  openAiReply,
+  openAiStream,
+  openStream as openStreamOf,
+  twoInstances,
+} from "../support/engine_app.ts";
 import { listHistory } from "../../src/store/messages.ts";
-import { openSupersedeSignals, type SupersedeSignals } from "../../src/store/supersede_signal.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const policy = {
@@ -25,38 +27,8 @@ const policy = {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface OpenStream {
-  /** Reads until an event of `type` arrives (or the stream ends); returns every event so far. */
-  until(type: string): Promise<Record<string, unknown>[]>;
-  cancel(): Promise<void>;
-}
-
-async function openStream(app: TestApp, path: string, token: string, body: unknown) {
-  const response = await app.handler(
-    new Request(`http://127.0.0.1${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", ...KEY },
-      body: JSON.stringify(body),
-    }),
-  );
-  assert.equal(response.status, 200);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  const stream: OpenStream = {
-    async until(type) {
-      for (;;) {
-        const events = parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2)).events;
-        if (events.some((e) => e.type === type)) return events;
-        const { done, value } = await reader.read();
-        if (done) return parseSse(text).events;
-        text += decoder.decode(value, { stream: true });
-      }
-    },
-    cancel: () => reader.cancel(),
-  };
-  return stream;
-}
+const openStream = (app: TestApp, path: string, token: string, body: unknown) =>
+  openStreamOf(app, path, token, body, KEY);
 
 async function newSession(app: TestApp, account: Account): Promise<string> {
   const r = await call(app, "POST", "/api/v1/sessions", {
@@ -135,42 +107,10 @@ describe("supersede on one instance", () => {
 const adminUrl = process.env.DATABASE_URL;
 if (adminUrl) {
   describe("two instances on one PostgreSQL", () => {
-    let scratch: ScratchDatabase;
-    let openai: FakeProvider;
-    const dbs: Db[] = [];
-    const signals: SupersedeSignals[] = [];
-    let one: TestApp;
-    let two: TestApp;
-    let alice: Account;
-    before(async () => {
-      scratch = await createScratchDatabase(adminUrl);
-      openai = await startFakeProvider();
-      for (let i = 0; i < 2; i++) {
-        dbs.push(openPostgres(scratch.url, { max: 4 }));
-        signals.push(await openSupersedeSignals(scratch.url));
-      }
-      const apps = [];
-      for (let i = 0; i < 2; i++) {
-        apps.push(
-          await createEngineApp({
-            openai: openai.url,
-            ollama: "http://127.0.0.1:9",
-            db: dbs[i],
-            signals: signals[i],
-          }),
-        );
-      }
-      [one, two] = apps;
-      alice = await signUp(one);
-    });
-    after(async () => {
-      for (const s of signals) await s.close();
-      for (const db of dbs) await db.close();
-      await openai.close();
-      await scratch.drop();
-    });
+    const h = twoInstances(adminUrl);
 
     test("of parallel continues exactly one proceeds; the rest get 409", async () => {
+      const { one, two, openai, alice } = h;
       const id = await newSession(one, alice);
       openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a" } }] }));
       const paused = await call(one, "POST", `/api/v1/sessions/${id}/execute`, {
@@ -201,6 +141,7 @@ if (adminUrl) {
     });
 
     test("an inject sent to one instance stops a stream served by the other within a second", async () => {
+      const { one, two, openai, alice } = h;
       const id = await newSession(one, alice);
       openai.enqueue(openAiStream(["a ", "b ", "c ", "d ", "e ", "f "], 400));
       const stream = await openStream(one, `/api/v1/sessions/${id}/execute`, alice.token, {
@@ -223,7 +164,7 @@ if (adminUrl) {
       assert.equal(r.body.status, "completed");
       assert.equal(r.body.data.message.content, "injected answer");
       await waitFor(async () =>
-        (await listHistory(dbs[0], id)).some((m) => m.interrupted && m.role === "assistant")
+        (await listHistory(h.db, id)).some((m) => m.interrupted && m.role === "assistant")
       );
     });
   });

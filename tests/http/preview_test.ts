@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
 import { openAiReply } from "../support/engine_app.ts";
+import { dumpDatabase } from "../support/db_dump.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 const OPENAI_KEY = "sk-openai-preview-test-0123456789";
@@ -82,21 +83,6 @@ const body = {
 };
 
 const path = (id: string) => `/api/v1/sessions/${id}/preview`;
-
-/** Every table of the public schema, every row, in a stable order. */
-async function dumpDatabase(): Promise<string> {
-  const tables = await app.db.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables
-     WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-  );
-  const out: Record<string, unknown> = {};
-  for (const { table_name } of tables) {
-    out[table_name] = await app.db.query(
-      `SELECT to_jsonb(t)::text AS row FROM "${table_name}" t ORDER BY 1`,
-    );
-  }
-  return JSON.stringify(out);
-}
 
 describe("POST /api/v1/sessions/{id}/preview", () => {
   test("answers the routing decision of the turn", async () => {
@@ -183,7 +169,7 @@ describe("POST /api/v1/sessions/{id}/preview", () => {
 
   test("changes nothing in the database, on success and on refusal", async () => {
     const id = await session(alice);
-    const before = await dumpDatabase();
+    const before = await dumpDatabase(app.db);
     queueListings(true);
     const okRes = await call(app, "POST", path(id), {
       token: alice.token,
@@ -197,7 +183,7 @@ describe("POST /api/v1/sessions/{id}/preview", () => {
       body: { ...body, input: { text: "x", explicit_model: "openai/gpt-9" } },
     });
     assert.equal(refused.status, 422);
-    assert.equal(await dumpDatabase(), before);
+    assert.equal(await dumpDatabase(app.db), before);
   });
 
   test("works on an encrypted session, with no history", async () => {

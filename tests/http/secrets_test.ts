@@ -1,28 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { call, createTestApp, type TestApp } from "../support/app.ts";
+import { dumpDatabase } from "../support/db_dump.ts";
 
 let app: TestApp;
 before(async () => {
   app = await createTestApp();
 });
 after(() => app.close());
-
-/** Every row of every table of the schema, as text. */
-async function dumpDatabase(app: TestApp): Promise<string> {
-  const tables = await app.db.query<{ tablename: string }>(
-    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
-  );
-  assert.ok(tables.length >= 10, "the whole schema is scanned");
-  const parts: string[] = [];
-  for (const { tablename } of tables) {
-    const rows = await app.db.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM "${tablename}" t`,
-    );
-    parts.push(...rows.map((r) => r.row));
-  }
-  return parts.join("\n");
-}
 
 describe("secrets at rest and in logs", () => {
   test("after a full auth flow no key, token or secret part appears in the database, the logs or an error body", async () => {
@@ -58,7 +43,7 @@ describe("secrets at rest and in logs", () => {
 
     const keySecret = apiKey.slice(apiKey.lastIndexOf("-") + 1);
     const tokenSecret = token.slice(33);
-    const dump = await dumpDatabase(app);
+    const dump = await dumpDatabase(app.db);
     const logs = app.logLines.join("\n");
     const bodies = responses.slice(1, 2).concat(responses.slice(2)).join("\n"); // all but bootstrap's own answer
     for (

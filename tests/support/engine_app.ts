@@ -3,10 +3,13 @@
  * reader for streamed turns that checks every event against the OpenAPI
  * document.
  */
-import type { Db } from "../../src/store/db.ts";
-import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
+import assert from "node:assert/strict";
 import { after, before, beforeEach } from "node:test";
+import type { Db } from "../../src/store/db.ts";
+import { openPostgres } from "../../src/store/postgres_driver.ts";
+import { openSupersedeSignals, type SupersedeSignals } from "../../src/store/supersede_signal.ts";
 import { type Account, call, createTestApp, signUp, type TestApp } from "./app.ts";
+import { createScratchDatabase } from "./databases.ts";
 import { type FakeProvider, type FixtureResponse, startFakeProvider } from "./fake_provider.ts";
 import { assertMatchesSchema } from "./openapi.ts";
 
@@ -69,6 +72,45 @@ export function engineHarness(): EngineHarness {
   beforeEach(() => {
     h.openai.requests.length = 0;
     h.ollama.requests.length = 0;
+  });
+  return h;
+}
+
+/** Two service instances sharing one scratch PostgreSQL database, as a scale-out deployment. */
+export interface TwoInstances {
+  openai: FakeProvider;
+  one: TestApp;
+  two: TestApp;
+  /** A connection of the first instance, for reading the shared database. */
+  db: Db;
+  /** Signed up through the first instance. */
+  alice: Account;
+}
+
+/** Registers hooks that start two instances on a scratch database of `adminUrl` and drop it after. */
+export function twoInstances(adminUrl: string): TwoInstances {
+  const h = {} as TwoInstances;
+  const closing: (() => Promise<void>)[] = [];
+  before(async () => {
+    const scratch = await createScratchDatabase(adminUrl);
+    closing.push(() => scratch.drop());
+    h.openai = await startFakeProvider();
+    closing.unshift(() => h.openai.close());
+    const apps: TestApp[] = [];
+    for (let i = 0; i < 2; i++) {
+      const db = openPostgres(scratch.url, { max: 4 });
+      const signals = await openSupersedeSignals(scratch.url);
+      closing.unshift(() => db.close(), () => signals.close());
+      apps.push(
+        await createEngineApp({ openai: h.openai.url, ollama: "http://127.0.0.1:9", db, signals }),
+      );
+    }
+    [h.one, h.two] = apps;
+    h.db = h.one.db;
+    h.alice = await signUp(h.one);
+  });
+  after(async () => {
+    for (const close of closing) await close();
   });
   return h;
 }
@@ -225,4 +267,45 @@ export async function callStream(
     return { status: response.status, contentType, events: [], body: JSON.parse(text) };
   }
   return { status: response.status, contentType, events: parseSse(text).events };
+}
+
+/** A stream being read as it comes. */
+export interface OpenStream {
+  /** Reads until an event of `type` arrives (or the stream ends); returns every event so far. */
+  // deno-lint-ignore no-explicit-any
+  until(type: string): Promise<any[]>;
+  cancel(): Promise<void>;
+}
+
+/** Starts a streamed request and hands back the open stream, to act while it runs. */
+export async function openStream(
+  app: Pick<TestApp, "handler">,
+  path: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<OpenStream> {
+  const response = await app.handler(
+    new Request(`http://127.0.0.1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+  assert.equal(response.status, 200);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  return {
+    async until(type) {
+      for (;;) {
+        const events = parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2)).events;
+        if (events.some((e) => e.type === type)) return events;
+        const { done, value } = await reader.read();
+        if (done) return parseSse(text).events;
+        text += decoder.decode(value, { stream: true });
+      }
+    },
+    cancel: () => reader.cancel(),
+  };
 }
