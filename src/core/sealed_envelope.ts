@@ -43,9 +43,35 @@ export function isBase64(value: string): boolean {
   return value.length === body.length || value.length % 4 === 0;
 }
 
+/** Bytes a base64 string decodes to (it is known to be base64). */
+function decodedLength(value: string): number {
+  return Math.floor((value.replace(/=+$/, "").length * 3) / 4);
+}
+
+/**
+ * Every AEAD clients use appends a 16-byte tag: a shorter ciphertext was cut
+ * or made up, never sealed.
+ */
+const TAG_BYTES = 16;
+
+/** Nonce sizes of the AEADs known by name (compared without case or punctuation). */
+const NONCE_BYTES: Readonly<Record<string, number>> = {
+  aes256gcm: 12,
+  aes128gcm: 12,
+  a256gcm: 12,
+  a128gcm: 12,
+  chacha20poly1305: 12,
+  c20p: 12,
+  xchacha20poly1305: 24,
+  xc20p: 24,
+};
+
 /**
  * What is wrong with an envelope for a session sealed with `keyId`, or null.
- * The message names the field and the expected value; key ids are not secrets.
+ * The service cannot open it, so it checks what a genuine one must be: its
+ * key, base64 fields, a ciphertext at least a tag long, and, for an AEAD it
+ * knows, the nonce size. The message names the field and the expected value;
+ * key ids are not secrets.
  */
 export function envelopeProblem(envelope: Envelope, keyId: string): string | null {
   if (envelope.version !== 1) return `version must be 1, got ${envelope.version}`;
@@ -53,7 +79,16 @@ export function envelopeProblem(envelope: Envelope, keyId: string): string | nul
   if (envelope.key_id !== keyId) {
     return `key_id must be the session's '${keyId}', got '${envelope.key_id}'`;
   }
-  if (!isBase64(envelope.nonce)) return "nonce must be base64";
+  if (!isBase64(envelope.nonce) || envelope.nonce === "") return "nonce must be base64";
   if (!isBase64(envelope.ciphertext)) return "ciphertext must be base64";
+  if (decodedLength(envelope.ciphertext) < TAG_BYTES) {
+    return `ciphertext must hold at least the ${TAG_BYTES}-byte authentication tag`;
+  }
+  const nonceBytes = NONCE_BYTES[envelope.algorithm.toLowerCase().replace(/[^a-z0-9]/g, "")];
+  if (nonceBytes !== undefined && decodedLength(envelope.nonce) !== nonceBytes) {
+    return `nonce must be ${nonceBytes} bytes for ${envelope.algorithm}, got ${
+      decodedLength(envelope.nonce)
+    }`;
+  }
   return null;
 }

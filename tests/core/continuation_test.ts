@@ -22,8 +22,8 @@ const env = (keyId = KEY, fields: Partial<Envelope> = {}): Envelope => ({
   version: 1,
   algorithm: "AES-256-GCM",
   key_id: keyId,
-  nonce: "bm9uY2Vub25jZQ==",
-  ciphertext: "Y2lwaGVy",
+  nonce: "bm9uY2Vub25jZTEy", // 12 bytes
+  ciphertext: "Y2lwaGVydGV4dCBhbmQgaXRzIHRhZw==", // 23 bytes
   ...fields,
 });
 
@@ -289,6 +289,21 @@ describe("sealed envelopes", () => {
     assert.deepEqual(out, { type: "sealed", sealed: { "message:1": env(), "trace:2": env() } });
   });
 
+  test("each known AEAD's nonce size is accepted, and any nonce for an AEAD not known by name", () => {
+    const xchacha = env(KEY, {
+      algorithm: "xchacha20poly1305",
+      nonce: "bm9uY2Vub25jZW5vbmNlbm9uY2Vub25j", // 24 bytes
+    });
+    const other = env(KEY, {
+      algorithm: "AEGIS-256",
+      nonce: "bm9uY2Vub25jZW5vbmNlbm9uY2Vub25jZTMy",
+    });
+    const out = value(
+      checkContinuation(sealed({ "message:1": xchacha, "trace:2": other }), pause, KEY),
+    );
+    assert.deepEqual(out, { type: "sealed", sealed: { "message:1": xchacha, "trace:2": other } });
+  });
+
   const BAD: [string, Record<string, unknown>, string, RegExp][] = [
     ["a missing reference", { "message:1": env() }, "data.encrypted", /missing 'trace:2'/],
     [
@@ -314,6 +329,24 @@ describe("sealed envelopes", () => {
       { "message:1": env(KEY, { ciphertext: "abcde" }), "trace:2": env() },
       "data.encrypted.message:1",
       /ciphertext must be base64/,
+    ],
+    [
+      "a ciphertext shorter than an AEAD tag (cut)",
+      { "message:1": env(KEY, { ciphertext: "dG9vIHNob3J0" }), "trace:2": env() },
+      "data.encrypted.message:1",
+      /ciphertext must hold at least the 16-byte authentication tag/,
+    ],
+    [
+      "an empty nonce",
+      { "message:1": env(KEY, { nonce: "" }), "trace:2": env() },
+      "data.encrypted.message:1",
+      /nonce must be base64/,
+    ],
+    [
+      "a nonce of the wrong size for the named AEAD",
+      { "message:1": env(KEY, { algorithm: "XChaCha20-Poly1305" }), "trace:2": env() },
+      "data.encrypted.message:1",
+      /nonce must be 24 bytes for XChaCha20-Poly1305, got 12/,
     ],
     [
       "an empty algorithm",

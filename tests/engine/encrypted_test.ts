@@ -205,7 +205,7 @@ describe("encrypted runs, buffered", () => {
 });
 
 describe("encrypted runs: refusals keep the run", () => {
-  test("wrong key_id, missing sealed rows and malformed envelopes are 422 and the run goes on", async () => {
+  test("wrong key_id, missing sealed rows and malformed or tampered envelopes are 422 and the run goes on", async () => {
     const id = await session();
     const prompt = "PROMPT_JULIET20";
     const good = await client.seal(prompt);
@@ -215,6 +215,8 @@ describe("encrypted runs: refusals keep the run", () => {
         { ...good, version: 2 },
         { ...good, nonce: "not base64!" },
         { ...good, ciphertext: "abcde" },
+        { ...good, ciphertext: good.ciphertext.slice(0, 16) }, // cut short of its tag
+        { ...good, nonce: good.nonce.slice(0, 8) }, // 6 bytes: not an AES-256-GCM nonce
       ]
     ) {
       const r = await post(id, "execute", { input: { text: prompt, ciphertext: bad }, policy });
