@@ -81,9 +81,21 @@ export async function recallMemories(
   userId: string,
   sessionId: string,
 ): Promise<{ user: MemoryRow[]; session: MemoryRow[] }> {
+  // One round trip for both stores: this runs before every model call.
+  const rows = await db.query<MemoryRow>(
+    `SELECT ${COLUMNS} FROM (
+       (SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND session_id IS NULL
+        ORDER BY updated_at DESC, id DESC LIMIT $3)
+       UNION ALL
+       (SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND session_id = $2
+        ORDER BY updated_at DESC, id DESC LIMIT $3)
+     ) AS recalled
+     ORDER BY session_id IS NULL DESC, updated_at DESC, id DESC`,
+    [userId, sessionId, RECALL_LIMIT],
+  );
   return {
-    user: await listMemories(db, { userId, sessionId: null }),
-    session: await listMemories(db, { userId, sessionId }),
+    user: rows.filter((r) => r.session_id === null),
+    session: rows.filter((r) => r.session_id !== null),
   };
 }
 

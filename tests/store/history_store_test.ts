@@ -305,6 +305,18 @@ for (const store of storesUnderTest(process.env)) {
       assert.equal(listed.length, 40);
       assert.equal(listed[0].key, "k44");
       assert.equal(listed[39].key, "k5");
+      const otherSession = await newSession(db, userId);
+      await recordMemory(db, {
+        userId,
+        sessionId: otherSession,
+        id: uuidv7(),
+        key: "elsewhere",
+        value: { plaintext: "x" },
+        now: at(99),
+      });
+      const both = await recallMemories(db, userId, sessionId);
+      assert.deepEqual(both.user.map((m) => m.key), ["editor"]);
+      assert.deepEqual(both.session.map((m) => m.key), listed.map((m) => m.key));
 
       assert.equal(await forgetMemory(db, { ...user, key: "editor" }), true);
       assert.equal(await forgetMemory(db, { ...user, key: "editor" }), false);
