@@ -70,6 +70,8 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       now: deps.now(),
       state: "error",
     }).catch(() => false);
+    // A request that cut the turn as it failed need not wait out its timeout.
+    await handOver(turn, null);
     const internal: Failure = failure("internal_error", "internal error");
     return { kind: "failure", failure: internal };
   } finally {
