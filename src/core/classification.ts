@@ -77,11 +77,12 @@ function evaluate(
 
 function firstMatch(
   rules: readonly ClassificationRule[],
+  order: readonly number[],
   prompt: readonly string[],
   contexts: ReadonlySet<string>,
   allowTypos: boolean,
 ): RuleMatch | null {
-  for (const i of rulesInOrder(rules)) {
+  for (const i of order) {
     const match = evaluate(rules[i], i, prompt, contexts, allowTypos);
     if (match !== null) return match;
   }
@@ -131,7 +132,7 @@ export function classify(
   const exact = order.map((i) => evaluate(rules[i], i, prompt, contexts, false));
   const exactFirst = exact.find((m) => m !== null) ?? null;
   const anyExactKeyword = exact.some((m) => m?.keyword?.kind === "exact");
-  const match = anyExactKeyword ? exactFirst : firstMatch(rules, prompt, contexts, true);
+  const match = anyExactKeyword ? exactFirst : firstMatch(rules, order, prompt, contexts, true);
   if (match === null) {
     return {
       intent: default_intent,

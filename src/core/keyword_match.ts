@@ -4,34 +4,76 @@
  * each keyword word with the allowance of its own length, and a sequence with
  * any typo word is a typo match.
  */
-import { isTypoOf, typoAllowance } from "./typo_distance.ts";
+import { codePointMask, isTypoOf, maskDistanceBound, typoAllowance } from "./typo_distance.ts";
 import { codePointLength, words } from "./words.ts";
 
 export type KeywordMatchKind = "exact" | "typo";
 
-/** A keyword split into words, with each word's length and typo allowance. */
+/** A word with what the cheap typo filters need: code point length and mask. */
+interface SizedWord {
+  text: string;
+  length: number;
+  mask: number;
+}
+
+/** A keyword split into words, each with its typo allowance. */
 interface SplitKeyword {
-  words: readonly string[];
-  lengths: readonly number[];
+  words: readonly SizedWord[];
   allowances: readonly number[];
 }
 
+/**
+ * A prompt's words by position, and each distinct word once, grouped by
+ * length: a keyword word is looked up, or compared for typos with the words
+ * of a length within its allowance, before any position is walked.
+ */
+interface PromptIndex {
+  positions: readonly SizedWord[];
+  present: ReadonlySet<string>;
+  byLength: ReadonlyMap<number, readonly SizedWord[]>;
+}
+
+const sized = (text: string): SizedWord => ({
+  text,
+  length: codePointLength(text),
+  mask: codePointMask(text),
+});
+
+/**
+ * A typo of `keyword` within its allowance. The length difference and the
+ * mask bound are lower bounds on the distance: most pairs stop there.
+ */
+function isTypoWord(word: SizedWord, keyword: SizedWord, allowance: number): boolean {
+  if (allowance === 0) return false;
+  if (Math.abs(word.length - keyword.length) > allowance) return false;
+  if (maskDistanceBound(word.mask, keyword.mask) > allowance) return false;
+  return isTypoOf(word.text, keyword.text);
+}
+
+/** Whether some word of the prompt is `keyword` word `k`, or (when allowed) a typo of it. */
+function occurs(prompt: PromptIndex, keyword: SplitKeyword, k: number, allowTypos: boolean) {
+  const word = keyword.words[k];
+  if (prompt.present.has(word.text)) return true;
+  const allowance = keyword.allowances[k];
+  if (!allowTypos || allowance === 0) return false;
+  for (let length = word.length - allowance; length <= word.length + allowance; length++) {
+    const candidates = prompt.byLength.get(length);
+    if (candidates?.some((w) => isTypoWord(w, word, allowance))) return true;
+  }
+  return false;
+}
+
 function matchAt(
-  prompt: readonly string[],
-  promptLengths: readonly number[],
+  prompt: PromptIndex,
   keyword: SplitKeyword,
   at: number,
   allowTypos: boolean,
 ): KeywordMatchKind | null {
   let kind: KeywordMatchKind = "exact";
   for (let k = 0; k < keyword.words.length; k++) {
-    const word = prompt[at + k];
-    if (word === keyword.words[k]) continue;
-    if (!allowTypos) return null;
-    // The distance is at least the difference in length: most pairs stop here.
-    const allowance = keyword.allowances[k];
-    if (Math.abs(promptLengths[at + k] - keyword.lengths[k]) > allowance) return null;
-    if (!isTypoOf(word, keyword.words[k])) return null;
+    const word = prompt.positions[at + k];
+    if (word.text === keyword.words[k].text) continue;
+    if (!allowTypos || !isTypoWord(word, keyword.words[k], keyword.allowances[k])) return null;
     kind = "typo";
   }
   return kind;
@@ -49,26 +91,32 @@ function splitKeyword(keyword: string): SplitKeyword {
   if (split === undefined) {
     if (SPLIT.size >= MAX_SPLIT) SPLIT.clear();
     const parts = words(keyword);
-    split = {
-      words: parts,
-      lengths: parts.map(codePointLength),
-      allowances: parts.map(typoAllowance),
-    };
+    split = { words: parts.map(sized), allowances: parts.map(typoAllowance) };
     SPLIT.set(keyword, split);
   }
   return split;
 }
 
-/** Word lengths of a prompt, computed once per prompt array. */
-const PROMPT_LENGTHS = new WeakMap<readonly string[], readonly number[]>();
+/** The index of a prompt, built once per prompt array (classification passes the same one). */
+const INDEXES = new WeakMap<readonly string[], PromptIndex>();
 
-function lengthsOf(prompt: readonly string[]): readonly number[] {
-  let lengths = PROMPT_LENGTHS.get(prompt);
-  if (lengths === undefined) {
-    lengths = prompt.map(codePointLength);
-    PROMPT_LENGTHS.set(prompt, lengths);
+function promptIndex(prompt: readonly string[]): PromptIndex {
+  let index = INDEXES.get(prompt);
+  if (index === undefined) {
+    const positions = prompt.map(sized);
+    const present = new Set<string>();
+    const byLength = new Map<number, SizedWord[]>();
+    for (const word of positions) {
+      if (present.has(word.text)) continue;
+      present.add(word.text);
+      const same = byLength.get(word.length);
+      if (same === undefined) byLength.set(word.length, [word]);
+      else same.push(word);
+    }
+    index = { positions, present, byLength };
+    INDEXES.set(prompt, index);
   }
-  return lengths;
+  return index;
 }
 
 /** An exact occurrence anywhere in the prompt beats a typo occurrence. */
@@ -78,11 +126,15 @@ export function matchKeyword(
   allowTypos: boolean,
 ): KeywordMatchKind | null {
   const kw = splitKeyword(keyword);
-  if (kw.words.length === 0) return null;
-  const lengths = lengthsOf(promptWords);
+  const n = kw.words.length;
+  if (n === 0) return null;
+  const prompt = promptIndex(promptWords);
+  // Every word of the keyword must occur somewhere before a sequence can.
+  for (let k = 0; k < n; k++) if (!occurs(prompt, kw, k, allowTypos)) return null;
+  if (n === 1) return prompt.present.has(kw.words[0].text) ? "exact" : "typo";
   let found: KeywordMatchKind | null = null;
-  for (let at = 0; at + kw.words.length <= promptWords.length; at++) {
-    const kind = matchAt(promptWords, lengths, kw, at, allowTypos);
+  for (let at = 0; at + n <= promptWords.length; at++) {
+    const kind = matchAt(prompt, kw, at, allowTypos);
     if (kind === "exact") return "exact";
     if (kind === "typo") found = "typo";
   }

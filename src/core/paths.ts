@@ -7,8 +7,13 @@ function isAbsolute(path: string): boolean {
   return path.startsWith("/") || /^[A-Za-z]:\//.test(path);
 }
 
+/** An empty, `.` or `..` segment (a leading `/` aside): without one a path is already resolved. */
+const UNRESOLVED = /\/\/|\/$|(?:^|\/)\.\.?(?:\/|$)/;
+
 /** Resolves `.`, `..` and empty segments; keeps a leading `..` a relative path cannot lose. */
 function resolveSegments(path: string): string {
+  // Paths arrive resolved far more often than not, and there are many per turn.
+  if (!UNRESOLVED.test(path)) return path;
   const absolute = isAbsolute(path);
   const out: string[] = [];
   for (const segment of path.split("/")) {

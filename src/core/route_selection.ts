@@ -5,7 +5,7 @@
  */
 import { rulesInOrder } from "./classification.ts";
 import { fail, ok, type Outcome } from "./errors.ts";
-import { routingMatcher } from "./globs.ts";
+import { type PathList, pathList, routingMatchesAny } from "./globs.ts";
 import type { Policy, Route, RoutingRule } from "./turn_request_types.ts";
 import type { Intent } from "./vocabulary.ts";
 
@@ -19,15 +19,12 @@ export type RouteChoice =
 export function matchRoutingRule(
   rule: RoutingRule,
   intent: Intent,
-  relevantPaths: readonly string[],
+  relevantPaths: PathList,
 ): RuleMatchBasis | null {
   const byIntent = rule.intent !== null;
   const byPath = rule.paths.length > 0;
   if (byIntent && rule.intent !== intent) return null;
-  if (byPath) {
-    const matches = routingMatcher(rule.paths);
-    if (!relevantPaths.some(matches)) return null;
-  }
+  if (byPath && !routingMatchesAny(rule.paths, relevantPaths)) return null;
   if (byIntent && byPath) return "intent and path";
   if (byPath) return "path";
   if (byIntent) return "intent";
@@ -40,8 +37,9 @@ export function selectRoute(
   relevantPaths: readonly string[],
 ): Outcome<RouteChoice> {
   const rules = policy.routing.rules;
+  const paths = pathList(relevantPaths);
   for (const index of rulesInOrder(rules)) {
-    const basis = matchRoutingRule(rules[index], intent, relevantPaths);
+    const basis = matchRoutingRule(rules[index], intent, paths);
     if (basis !== null) return ok({ kind: "rule", rule: rules[index], index, basis });
   }
   const route = policy.routing.default;

@@ -1,6 +1,14 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { compileGlob, isValidGlob, privacyMatcher, routingMatcher } from "../../src/core/globs.ts";
+import {
+  compileGlob,
+  isValidGlob,
+  pathList,
+  privacyMatcher,
+  requiredLiterals,
+  routingMatcher,
+  routingMatchesAny,
+} from "../../src/core/globs.ts";
 
 describe("gitignore-style globs", () => {
   const cases: [string, string, boolean][] = [
@@ -52,5 +60,43 @@ describe("gitignore-style globs", () => {
   test("an invalid routing glob matches nothing", () => {
     assert.equal(routingMatcher(["[broken"])("anything"), false);
     assert.equal(routingMatcher(["[broken", "src/**"])("src/a.ts"), true);
+  });
+
+  test("plain globs name the letter and digit runs a match must contain", () => {
+    assert.deepEqual(requiredLiterals("src/**/*.ts"), ["src", "ts"]);
+    assert.deepEqual(requiredLiterals("area5/**"), ["area5"]);
+    assert.deepEqual(requiredLiterals("docs/v1.2/*-draft_md"), ["docs", "v1", "2", "draft", "md"]);
+    assert.deepEqual(requiredLiterals("**/*"), []);
+    for (const other of ["docs/*.{md,txt}", "src/[ab].ts", "@(a|b).ts", "x?.ts", "a\\*b", "é.md"]) {
+      assert.deepEqual(requiredLiterals(other), [], other);
+    }
+  });
+
+  test("matching a path list agrees with matching path by path", () => {
+    const lists = [
+      [],
+      ["src/a.ts", "docs/x.md"],
+      ["area5/deep/x", "b.ext5"],
+      ["src/module1/file1.ts", ".env", "docs/5/a.md"],
+      ["secrets", "a/secrets/b"],
+    ];
+    const globs = [
+      ["src/**/*.ts"],
+      ["area5/**", "*.ext5", "docs/5/*.md"],
+      ["*.md", "[broken"],
+      ["docs/*.{md,txt}"],
+      ["secrets/"],
+      ["ts"],
+      ["src/a.ts", "/src/a.ts"],
+    ];
+    for (const paths of lists) {
+      for (const g of globs) {
+        assert.equal(
+          routingMatchesAny(g, pathList(paths)),
+          paths.some(routingMatcher(g)),
+          `${g} on ${paths}`,
+        );
+      }
+    }
   });
 });

@@ -1,7 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { codePointLength, words } from "../../src/core/words.ts";
-import { isTypoOf, osaDistance, typoAllowance } from "../../src/core/typo_distance.ts";
+import {
+  codePointMask,
+  isTypoOf,
+  maskDistanceBound,
+  osaDistance,
+  typoAllowance,
+} from "../../src/core/typo_distance.ts";
 import { matchKeyword } from "../../src/core/keyword_match.ts";
 
 describe("words", () => {
@@ -44,6 +50,35 @@ describe("optimal string alignment distance", () => {
       assert.equal(osaDistance(b, a), d);
     });
   }
+});
+
+describe("the code point mask bound on the distance", () => {
+  const pairs: [string, string][] = [
+    ["review", "reveiw"],
+    ["review", "rewiev"],
+    ["ca", "abc"],
+    ["", "abc"],
+    ["kitten", "sitting"],
+    ["november", "deploya"],
+    ["summarize", "smarise"],
+    ["aaaa", "bbbb"],
+    ["ревью", "рэвью"],
+    ["a😀b", "ab😀"],
+    ["x\ud800y", "xy"],
+    ["revi\u00e9w", "review"],
+  ];
+  for (const [a, b] of pairs) {
+    test(`never exceeds the distance: ${a} ↔ ${b}`, () => {
+      const bound = maskDistanceBound(codePointMask(a), codePointMask(b));
+      assert.ok(bound <= osaDistance(a, b), `bound ${bound}, distance ${osaDistance(a, b)}`);
+      assert.equal(maskDistanceBound(codePointMask(b), codePointMask(a)), bound);
+    });
+  }
+  test("counts the code points one word has and the other lacks", () => {
+    assert.equal(maskDistanceBound(codePointMask("review"), codePointMask("reveiw")), 0);
+    assert.equal(maskDistanceBound(codePointMask("deploy"), codePointMask("deplxz")), 2);
+    assert.equal(maskDistanceBound(codePointMask("abc"), codePointMask("")), 3);
+  });
 });
 
 describe("typo tolerance", () => {
@@ -93,6 +128,16 @@ describe("keyword matching", () => {
   test("an exact occurrence anywhere beats a typo occurrence", () => {
     assert.equal(matchKeyword(prompt("reveiw then review"), "review", true), "exact");
     assert.equal(matchKeyword(prompt("reveiw then stop"), "review", true), "typo");
+  });
+  test("every word occurring somewhere is not enough: they must be in sequence", () => {
+    assert.equal(matchKeyword(prompt("reqeust then pull"), "pull request", true), null);
+    assert.equal(matchKeyword(prompt("request then pull"), "pull request", false), null);
+    assert.equal(matchKeyword(prompt("pul reqeust, pull reqeust"), "pull request", true), "typo");
+    assert.equal(matchKeyword(prompt("pull reqeust, pull request"), "pull request", true), "exact");
+  });
+  test("a repeated word is compared once and still found at each position", () => {
+    assert.equal(matchKeyword(prompt("code code review"), "code review", false), "exact");
+    assert.equal(matchKeyword(prompt("depoly and depoly"), "deploy", true), "typo");
   });
   test("a keyword with no letters or digits never matches", () => {
     assert.equal(matchKeyword(prompt("a -- b"), "--", true), null);

@@ -22,6 +22,14 @@ describe("path normalisation", () => {
     ["C:\\work\\repo\\src\\a.ts", "C:\\work\\repo", "src/a.ts"],
     ["C:\\work\\other\\a.ts", "C:\\work\\repo", "C:/work/other/a.ts"],
     ["src/a.ts", "/repo", "src/a.ts"],
+    // Paths already resolved are returned as they are; these sit on the edge.
+    [".", null, ""],
+    ["/", null, "/"],
+    ["a/", null, "a"],
+    ["..", null, ".."],
+    ["a/.b/...", null, "a/.b/..."],
+    ["/a/b", null, "/a/b"],
+    ["C:/w/../x", null, "C:/x"],
   ];
   for (const [path, root, expected] of cases) {
     test(`${path} under ${root} → ${expected}`, () => {
