@@ -26,7 +26,7 @@ import { runTurns } from "./turn_loop.ts";
 import { finishTurn, persistMessage } from "./turn_records.ts";
 
 /** How long a break or inject waits for the hand-off of the turn it cut. */
-export const HANDOFF_WAIT_MS = 2_000;
+const HANDOFF_WAIT_MS = 2_000;
 
 async function idleTurn(t: SealedTurn): Promise<TurnResult> {
   if (!(await finishTurn(t, "idle"))) return { kind: "superseded" };
