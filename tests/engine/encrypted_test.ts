@@ -204,6 +204,40 @@ describe("encrypted runs, buffered", () => {
   });
 });
 
+describe("encrypted plan mode", () => {
+  test("the plan is handed out to seal and stored only sealed; approved, the run goes on", async () => {
+    const id = await session();
+    openai.requests.length = 0;
+    const plan = "PLAN_ROMEO61 1. split the module 2. test it";
+    openai.enqueue(openAiReply({ text: plan }));
+    const paused = await post(id, "execute", {
+      input: { text: "PROMPT_SIERRA62 plan the refactor", command: "plan" },
+      policy,
+    });
+    assert.equal(paused.status, 200, JSON.stringify(paused.body));
+    assert.equal(paused.body.status, "awaiting_approval");
+    const approval = paused.body.data.approval;
+    assert.equal(approval.kind, "plan");
+    assert.equal(approval.detail.plan, plan);
+    assert.ok(Object.values(paused.body.data.to_encrypt).includes(plan), "the plan is to seal");
+
+    const decisions = [{ approval_id: approval.approval_id, decision: "approved" }];
+    const unsealed = await cont(id, { type: "approval_decisions", data: { decisions } });
+    assert.equal(unsealed.status, 422, "the plan must come back sealed");
+    assert.equal(unsealed.body.error.code, "invalid_request");
+    const resumed = await cont(id, {
+      type: "approval_decisions",
+      data: { decisions, encrypted: await sealedOf(paused.body.data) },
+    });
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    openai.enqueue(openAiReply({ text: "ANSWER_TANGO63" }));
+    const done = await decryptTo(id, resumed.body, "completed");
+    assert.ok(JSON.stringify(openai.requests.at(-1)!.json).includes("PLAN_ROMEO61"));
+    await sealTo(id, done, "idle");
+    await assertSealedAtRest(["PROMPT_SIERRA62", "PLAN_ROMEO61"], ["ANSWER_TANGO63"]);
+  });
+});
+
 describe("encrypted runs: refusals keep the run", () => {
   test("wrong key_id, missing sealed rows and malformed or tampered envelopes are 422 and the run goes on", async () => {
     const id = await session();
