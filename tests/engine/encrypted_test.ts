@@ -9,7 +9,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { callStream, createEngineApp, openAiReply, openAiStream } from "../support/engine_app.ts";
+import {
+  callStream,
+  createEngineApp,
+  openAiReply,
+  openAiStream,
+  openAiToolCallStream,
+} from "../support/engine_app.ts";
 import { type SealingClient, sealingClient } from "../support/sealing_client.ts";
 import { dumpDatabase } from "../support/db_dump.ts";
 
@@ -335,33 +341,6 @@ describe("encrypted runs: refusals keep the run", () => {
   });
 });
 
-/** A Chat Completions stream whose reply is one tool call. */
-function toolCallStream(name: string, args: Record<string, unknown>) {
-  const chunk = (delta: unknown, finish: string | null, usage?: unknown) =>
-    `data: ${
-      JSON.stringify({
-        id: "chatcmpl-test",
-        object: "chat.completion.chunk",
-        created: 1741569952,
-        model: "gpt-4o-mini",
-        choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
-        usage: usage ?? null,
-      })
-    }\n\n`;
-  const call = { index: 0, id: "call_0", type: "function", function: { name, arguments: "" } };
-  return {
-    status: 200,
-    headers: { "content-type": "text/event-stream; charset=utf-8" },
-    chunks: [
-      chunk({ role: "assistant", content: null, tool_calls: [call] }, null),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }, null),
-      chunk({}, "tool_calls"),
-      chunk({}, null, { prompt_tokens: 24, completion_tokens: 7 }),
-      "data: [DONE]\n\n",
-    ],
-  };
-}
-
 describe("encrypted runs, streamed", () => {
   const stream = (id: string, what: "execute" | "continue", body: unknown) =>
     callStream(app, `/api/v1/sessions/${id}/${what}`, alice.token, body, KEY);
@@ -372,7 +351,7 @@ describe("encrypted runs, streamed", () => {
 
   test("a streamed run with a tool call seals through the same steps", async () => {
     const id = await session();
-    openai.enqueue(toolCallStream("read_file", { path: "ARG_QUEBEC97" }));
+    openai.enqueue(openAiToolCallStream("read_file", { path: "ARG_QUEBEC97" }));
     const paused = end(await stream(id, "execute", { input: { text: "PROMPT_ROMEO08" }, policy }));
     assert.equal(paused.status, "awaiting_tool", JSON.stringify(paused));
     const callId = paused.data.tool_requests[0].call_id;

@@ -187,28 +187,51 @@ export function ollamaReply(r: { text?: string; calls?: ReplyCall[] }): FixtureR
   };
 }
 
+/** One Chat Completions stream chunk as the API frames it; with `usage`, the final usage chunk. */
+function openAiChunk(delta: unknown, finish: string | null, usage?: unknown): string {
+  const body = {
+    id: "chatcmpl-test",
+    object: "chat.completion.chunk",
+    created: 1741569952,
+    model: "gpt-4o-mini",
+    choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+    usage: usage ?? null,
+  };
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+const SSE = { "content-type": "text/event-stream; charset=utf-8" };
+
 /** A Chat Completions stream of `parts`, one text delta each, `delayMs` apart. */
 export function openAiStream(parts: string[], delayMs = 0): FixtureResponse {
-  const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: unknown) =>
-    `data: ${
-      JSON.stringify({
-        id: "chatcmpl-test",
-        object: "chat.completion.chunk",
-        created: 1741569952,
-        model: "gpt-4o-mini",
-        choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
-        usage: usage ?? null,
-      })
-    }\n\n`;
   return {
     status: 200,
-    headers: { "content-type": "text/event-stream; charset=utf-8" },
+    headers: SSE,
     chunk_delay_ms: delayMs,
     chunks: [
-      chunk({ role: "assistant", content: "" }, null),
-      ...parts.map((p) => chunk({ content: p }, null)),
-      chunk({}, "stop"),
-      chunk({}, null, { prompt_tokens: 24, completion_tokens: parts.length }),
+      openAiChunk({ role: "assistant", content: "" }, null),
+      ...parts.map((p) => openAiChunk({ content: p }, null)),
+      openAiChunk({}, "stop"),
+      openAiChunk({}, null, { prompt_tokens: 24, completion_tokens: parts.length }),
+      "data: [DONE]\n\n",
+    ],
+  };
+}
+
+/** A Chat Completions stream whose reply is one tool call. */
+export function openAiToolCallStream(name: string, args: Record<string, unknown>): FixtureResponse {
+  const call = { index: 0, id: "call_0", type: "function", function: { name, arguments: "" } };
+  return {
+    status: 200,
+    headers: SSE,
+    chunks: [
+      openAiChunk({ role: "assistant", content: null, tool_calls: [call] }, null),
+      openAiChunk(
+        { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] },
+        null,
+      ),
+      openAiChunk({}, "tool_calls"),
+      openAiChunk({}, null, { prompt_tokens: 24, completion_tokens: 7 }),
       "data: [DONE]\n\n",
     ],
   };
