@@ -22,6 +22,9 @@ export interface ServiceProcess {
 
 const KEPT_ERRORS = 5;
 
+/** The V8 flags of `deno task start` (deno.json), so the benchmarks measure what users run. */
+const DENO_V8_FLAGS = "--v8-flags=--expose-gc,--max-semi-space-size=2";
+
 /** `runtimeFlags` go to the runtime before the entry file (e.g. `--inspect=127.0.0.1:9229`). */
 export function startService(
   env: Record<string, string>,
@@ -29,7 +32,7 @@ export function startService(
 ): Promise<ServiceProcess> {
   const args = onBun
     ? [...runtimeFlags, "src/runtime/bun.ts"]
-    : ["run", "--allow-all", ...runtimeFlags, "src/runtime/deno.ts"];
+    : ["run", "--allow-all", DENO_V8_FLAGS, ...runtimeFlags, "src/runtime/deno.ts"];
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.ROUTER_CONFIG;
