@@ -45,7 +45,13 @@ export async function loadHistory(
   });
 }
 
-export async function loadMemory(t: TurnContext): Promise<MemoryEntry[]> {
+/** Reads only the store, the session and the seal, so preview can call it (with no seal). */
+export async function loadMemory(
+  t: Pick<TurnContext, "seal"> & {
+    deps: Pick<TurnContext["deps"], "db">;
+    session: Pick<TurnContext["session"], "id" | "user_id">;
+  },
+): Promise<MemoryEntry[]> {
   const { user, session } = await recallMemories(t.deps.db, t.session.user_id, t.session.id);
   // User memory is never sealed (decisions.md §9); sealed session memory was opened by the client.
   const entry =
