@@ -82,6 +82,7 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         ...(c.tools.length > 0 ? { tools: c.tools } : {}),
         ...(c.model.capabilities.reasoning === true ? { effort: c.effort } : {}),
         maxOutputTokens: replyReserve(c.model),
+        contextWindow: c.model.max_context_tokens,
         stream: c.stream,
         signal: c.signal,
       },

@@ -64,6 +64,12 @@ export interface CompletionRequest {
   /** Set only for models that support reasoning effort (decisions.md §5). */
   readonly effort?: Effort;
   readonly maxOutputTokens?: number;
+  /**
+   * The context window routing and trimming trusted. Ollama serves only the
+   * `num_ctx` it is given (a small default otherwise) and silently cuts a
+   * longer prompt, so its adapter sends it; the others size themselves.
+   */
+  readonly contextWindow?: number;
   readonly stream: boolean;
   /** Aborting stops the upstream call at once; the iteration then throws the abort reason. */
   readonly signal?: AbortSignal;

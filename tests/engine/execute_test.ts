@@ -116,6 +116,9 @@ describe("buffered execute", () => {
     const r = await execute(id, turn("hello", { policy: local }), {});
     assert.equal(r.status, 200);
     assert.equal(r.body.data.usage.estimated_cost, "0");
+    // Ollama serves only the window it is told; it gets the one routing trusted.
+    const sent = h.ollama.requests[0].json as { options: Record<string, number> };
+    assert.equal(sent.options.num_ctx, 8192);
     const trace = await call(h.app, "GET", `/api/v1/sessions/${id}/traces`, {
       token: h.alice.token,
     });
