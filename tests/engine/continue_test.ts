@@ -141,6 +141,31 @@ describe("tool mediation", () => {
   });
 });
 
+describe("provider tool-call ids", () => {
+  test("the provider gets back the ids it gave its calls; the client sees the service's", async () => {
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 2) }));
+    const paused = await execute(id, turn("look around"));
+    assert.equal(paused.body.status, "awaiting_tool");
+    const requests = paused.body.data.tool_requests as { call_id: string }[];
+    for (const r of requests) assert.match(r.call_id, /^[0-9a-f-]{36}$/);
+    h.openai.enqueue(openAiReply({ text: "done" }));
+    const done = await cont(id, {
+      type: "tool_results",
+      data: { results: requests.map((r) => ({ call_id: r.call_id, content: "ok" })) },
+    });
+    assert.equal(done.body.status, "completed");
+    const messages = (h.openai.requests[1].json as { messages: Record<string, unknown>[] })
+      .messages;
+    const assistant = messages.find((m) => m.role === "assistant") as {
+      tool_calls: { id: string }[];
+    };
+    assert.deepEqual(assistant.tool_calls.map((c) => c.id), ["call_0", "call_1"]);
+    const results = messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    assert.deepEqual(results, ["call_0", "call_1"]);
+  });
+});
+
 describe("memory and its permission", () => {
   const toolNames = (i: number): string[] =>
     ((h.openai.requests[i].json as { tools?: { function: { name: string } }[] }).tools ?? []).map((
