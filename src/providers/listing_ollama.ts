@@ -27,9 +27,11 @@ export function showDetails(id: string, body: unknown): LiveModel | null {
   if (Array.isArray(listed)) {
     const has = (name: string) => listed.includes(name);
     if (!has("completion")) return null;
-    const caps: Capabilities = { tools: has("tools"), reasoning: has("thinking") };
-    caps.images = has("vision");
-    model.capabilities = caps;
+    model.capabilities = {
+      tools: has("tools"),
+      reasoning: has("thinking"),
+      images: has("vision"),
+    } satisfies Capabilities;
   }
   return model;
 }
