@@ -25,7 +25,11 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const wrap = (q: Sql): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       // A plain array, like PGlite gives (postgres.js adds count, command, ...).
-      return Array.from(await q.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as T[];
+      // Prepared: every query text is a constant of a query function, so the
+      // per-connection statement cache stays small and each is parsed once.
+      return Array.from(
+        await q.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }),
+      ) as T[];
     },
     async exec(text: string) {
       await q.unsafe(text).simple();
