@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseToml } from "smol-toml";
 import { checkProviderId } from "./core/model_reference.ts";
+import { type ModelDeclaration, readModelDeclarations } from "./providers/model_declarations.ts";
 
 /**
  * Configuration: one TOML file plus environment overrides (DESIGN.md). Every
@@ -12,7 +13,8 @@ export interface ProviderSettings {
   base_url?: string;
   local?: boolean;
   display_name?: string;
-  models?: string[];
+  /** Model ids, or tables declaring a model's figures (providers/model_declarations.ts). */
+  models?: ModelDeclaration[];
 }
 
 export interface Config {
@@ -167,10 +169,9 @@ function providersFrom(flat: Map<string, unknown>, env: Record<string, string | 
     const [, id, field] = match;
     const settings = providers[id] ??= {};
     if (field === "models") {
-      if (!Array.isArray(value) || !value.every((m) => typeof m === "string" && m !== "")) {
-        throw new ConfigError(key, `expected an array of model names, got ${describe(value)}`);
-      }
-      settings.models = value;
+      const read = readModelDeclarations(value, key);
+      if ("problem" in read) throw new ConfigError(read.key, read.problem);
+      settings.models = value as ModelDeclaration[];
     } else {
       (settings as Record<string, unknown>)[field] = coerce(
         key,

@@ -5,6 +5,7 @@ import { UnreadableBody } from "./body.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
+import { unstorableInQuery } from "./unstorable_text.ts";
 import { compileRoutes, type Route } from "./router.ts";
 import { ROUTES } from "./routes.ts";
 
@@ -44,6 +45,8 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
       )
       : { userId: "", tokenId: "" };
+    const unstorable = unstorableInQuery(url);
+    if (unstorable !== null) return errorResponse(unstorable, { status: 400 });
     return await endpoint.handle({ request, url, params: found.params, deps, principal });
   }
 

@@ -160,13 +160,75 @@ models = ["qwen3-8b"]
       ],
       [
         '[router.providers."openai-compat:lm"]\nbase_url = "http://x"\nmodels = [1]\n',
-        "router.providers.openai-compat:lm.models",
+        "router.providers.openai-compat:lm.models[0]",
       ],
     ];
     for (const [i, [text, key]] of cases.entries()) {
       const path = await file(`bad${i}.toml`, text);
       const message = await configError(["--config", path], {});
       assert.ok(message.startsWith(`invalid configuration: ${key}: `), message);
+    }
+  });
+
+  test("models of a compatible instance may declare their limits, prices and capabilities", async () => {
+    const path = await file(
+      "declared.toml",
+      `[router.providers."openai-compat:lab"]
+base_url = "http://127.0.0.1:8000/v1"
+local = true
+models = [
+  "tiny-model",
+  { name = "qwen3-8b", max_context_tokens = 8192, max_output_tokens = 2048, display_name = "Qwen3 8B",
+    capabilities = { tools = true, streaming = true }, input_cost_per_million_tokens = "0.10", output_cost_per_million_tokens = "0.40" },
+]
+`,
+    );
+    const c = await loadConfig(["--config", path], {});
+    // TOML tables arrive with a null prototype; compare their JSON.
+    assert.deepEqual(JSON.parse(JSON.stringify(c.providers["openai-compat:lab"].models)), [
+      "tiny-model",
+      {
+        name: "qwen3-8b",
+        max_context_tokens: 8192,
+        max_output_tokens: 2048,
+        display_name: "Qwen3 8B",
+        capabilities: { tools: true, streaming: true },
+        input_cost_per_million_tokens: "0.10",
+        output_cost_per_million_tokens: "0.40",
+      },
+    ]);
+  });
+
+  test("every key of a model declaration is checked, naming it", async () => {
+    const at = "router.providers.openai-compat:lm.models[1]";
+    const cases: [string, string][] = [
+      ['{ name = "m", max_context_tokens = 0 }', `${at}.max_context_tokens`],
+      ['{ name = "m", max_output_tokens = 1.5 }', `${at}.max_output_tokens`],
+      [
+        '{ name = "m", input_cost_per_million_tokens = 0.1 }',
+        `${at}.input_cost_per_million_tokens`,
+      ],
+      [
+        '{ name = "m", output_cost_per_million_tokens = "-1" }',
+        `${at}.output_cost_per_million_tokens`,
+      ],
+      ['{ name = "m", capabilities = { telepathy = true } }', `${at}.capabilities.telepathy`],
+      ['{ name = "m", capabilities = { tools = "yes" } }', `${at}.capabilities.tools`],
+      ['{ name = "m", capabilities = { memory = true } }', `${at}.capabilities.memory`],
+      ['{ name = "m", capabilities = true }', `${at}.capabilities`],
+      ['{ name = "m", display_name = "" }', `${at}.display_name`],
+      ['{ name = "m", window = 8192 }', `${at}.window`],
+      ["{ max_context_tokens = 8192 }", `${at}.name`],
+      ['{ name = "a", max_context_tokens = 9 }', at],
+      ["[]", at],
+    ];
+    for (const [i, [entry, key]] of cases.entries()) {
+      const path = await file(
+        `declared${i}.toml`,
+        `[router.providers."openai-compat:lm"]\nbase_url = "http://x"\nmodels = ["a", ${entry}]\n`,
+      );
+      const message = await configError(["--config", path], {});
+      assert.ok(message.startsWith(`invalid configuration: ${key}: `), `${entry}: ${message}`);
     }
   });
 
