@@ -5,6 +5,7 @@ import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import type { Params } from "./router.ts";
+import type { WebAssets } from "./web_assets.ts";
 
 /** What every handler is given: the service's dependencies, created once in main.ts. */
 export interface Deps {
@@ -24,6 +25,8 @@ export interface Deps {
   signals?: SupersedeSignals;
   /** This instance's name, recorded with its run claims. */
   instanceId?: string;
+  /** The built console and API reference; absent, `/console` and `/docs` answer 404. */
+  webAssets?: WebAssets;
 }
 
 export interface Principal {

@@ -1,0 +1,202 @@
+import { useEffect } from "preact/hooks";
+import { api, type Schemas } from "../api.ts";
+import { BarChart } from "../components/bar_chart.tsx";
+import { count, money } from "../format.ts";
+import { useLoad } from "../load.ts";
+
+type Report = Schemas["UsageReport"];
+
+/** Picks one of the caller's open sessions; the choice lives in the location hash. */
+export function SessionPicker({ section, sessionId }: { section: string; sessionId?: string }) {
+  const list = useLoad(() => api("get", "/api/v1/sessions"), []);
+  const open = (list.data?.sessions ?? []).filter((s) => !s.archived);
+  // No session named: the most recently updated open one.
+  useEffect(() => {
+    if (!sessionId && open.length > 0) location.replace(`#/${section}/${open[0].id}`);
+  }, [sessionId, open[0]?.id]);
+  return (
+    <label>
+      Session
+      <select
+        value={sessionId ?? ""}
+        onChange={(e) => location.hash = `#/${section}/${e.currentTarget.value}`}
+      >
+        <option value="" disabled>Choose a session…</option>
+        {open.map((s) => <option key={s.id} value={s.id}>{s.title ?? s.id}</option>)}
+      </select>
+    </label>
+  );
+}
+
+const tokensOf = (e: { input_tokens?: number; output_tokens?: number }) =>
+  (e.input_tokens ?? 0) + (e.output_tokens ?? 0);
+
+function UsageTable({ report }: { report: Report }) {
+  return (
+    <table>
+      <caption>By model</caption>
+      <thead>
+        <tr>
+          <th scope="col">Model</th>
+          <th scope="col">Requests</th>
+          <th scope="col">Input tokens</th>
+          <th scope="col">Output tokens</th>
+          <th scope="col">Cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.by_model.map((m) => (
+          <tr key={`${m.provider}/${m.model}`}>
+            <th scope="row">{m.provider}/{m.model}</th>
+            <td>{m.request_count}</td>
+            <td>{count(m.input_tokens)}</td>
+            <td>{count(m.output_tokens)}</td>
+            <td>
+              {m.estimated_cost === undefined ? "sealed" : money(m.estimated_cost, m.currency)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function TaskTable({ report }: { report: Report }) {
+  return (
+    <table>
+      <caption>By task type</caption>
+      <thead>
+        <tr>
+          <th scope="col">Task type</th>
+          <th scope="col">Requests</th>
+          <th scope="col">Input tokens</th>
+          <th scope="col">Output tokens</th>
+          <th scope="col">Cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.by_task_type.map((t) => (
+          <tr key={t.task_type}>
+            <th scope="row">{t.task_type}</th>
+            <td>{t.request_count}</td>
+            <td>{count(t.input_tokens)}</td>
+            <td>{count(t.output_tokens)}</td>
+            <td>
+              {t.estimated_cost === undefined
+                ? "sealed"
+                : money(t.estimated_cost, report.total.currency)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Charts({ report }: { report: Report }) {
+  const { total } = report;
+  // Encrypted sessions seal the figures: only request counts are readable.
+  if (total.estimated_cost === undefined) {
+    return (
+      <div class="charts">
+        <BarChart
+          title="Requests by model"
+          unit="requests"
+          total={String(report.by_model.reduce((n, m) => n + m.request_count, 0))}
+          bars={report.by_model.map((m) => ({
+            label: `${m.provider}/${m.model}`,
+            value: m.request_count,
+          }))}
+        />
+      </div>
+    );
+  }
+  const totalTokens = String(total.total_tokens ?? tokensOf(total));
+  return (
+    <div class="charts">
+      <BarChart
+        title="Tokens by model"
+        unit="tokens"
+        total={totalTokens}
+        bars={report.by_model.map((m) => ({
+          label: `${m.provider}/${m.model}`,
+          value: m.total_tokens ?? tokensOf(m),
+        }))}
+      />
+      <BarChart
+        title="Cost by model"
+        unit={total.currency}
+        total={total.estimated_cost}
+        bars={report.by_model.map((m) => ({
+          label: `${m.provider}/${m.model}`,
+          value: Number(m.estimated_cost ?? "0"),
+        }))}
+      />
+      <BarChart
+        title="Tokens by task type"
+        unit="tokens"
+        total={totalTokens}
+        bars={report.by_task_type.map((t) => ({ label: t.task_type, value: tokensOf(t) }))}
+      />
+      <BarChart
+        title="Cost by task type"
+        unit={total.currency}
+        total={total.estimated_cost}
+        bars={report.by_task_type.map((t) => ({
+          label: t.task_type,
+          value: Number(t.estimated_cost ?? "0"),
+        }))}
+      />
+    </div>
+  );
+}
+
+/** A session's usage report: totals, charts and the exact figures as the API wrote them. */
+export function UsagePage({ sessionId }: { sessionId?: string }) {
+  const usage = useLoad(
+    () =>
+      sessionId
+        ? api("get", "/api/v1/sessions/{session_id}/usage", { params: { session_id: sessionId } })
+        : Promise.resolve(null),
+    [sessionId],
+  );
+  const report = usage.data;
+  return (
+    <>
+      <h1>Usage</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <SessionPicker section="usage" sessionId={sessionId} />
+      </form>
+      {usage.error && <p role="alert" class="error">{usage.error}</p>}
+      {report && (
+        <>
+          <dl class="totals">
+            <div>
+              <dt>Input tokens</dt>
+              <dd>{count(report.total.input_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Output tokens</dt>
+              <dd>{count(report.total.output_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Total tokens</dt>
+              <dd>{count(report.total.total_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Estimated cost</dt>
+              <dd>
+                {report.total.estimated_cost === undefined
+                  ? "sealed"
+                  : money(report.total.estimated_cost, report.total.currency)}
+              </dd>
+            </div>
+          </dl>
+          <Charts report={report} />
+          <UsageTable report={report} />
+          <TaskTable report={report} />
+        </>
+      )}
+    </>
+  );
+}
