@@ -111,7 +111,7 @@ async function buildDocs(): Promise<Record<string, Uint8Array>> {
     [startName]: start,
     "index.html": new TextEncoder().encode(page(
       "Switchyard API reference",
-      "",
+      `<style>.back { margin: 0; padding: 0.5rem 1rem; font: 0.95rem system-ui, sans-serif; }</style>`,
       `<p class="back"><a href="/console">← Switchyard console</a></p>
 <div id="app"></div>
 <script src="/docs/${scalarName}"></script>

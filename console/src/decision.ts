@@ -6,9 +6,9 @@
  * invocation of that choice that failed, so the next choice is a fallback. Pure: plain data in,
  * plain data out, so it is tested without a browser.
  */
-import type { Schemas } from "./api.ts";
+import type { components } from "./api_schema.gen.ts";
 
-type TraceEvent = Schemas["TraceEvent"];
+type TraceEvent = components["schemas"]["TraceEvent"];
 type Fields = Record<string, unknown>;
 
 export interface ContextLine {

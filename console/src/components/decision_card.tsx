@@ -48,14 +48,14 @@ export function DecisionCard({ turn }: { turn: TurnDecision }) {
           <dt>Classification</dt>
           <dd>
             <strong>{chosen.intent ?? "—"}</strong>
-            {chosen.source && <>· {chosen.source}</>}
-            {chosen.confidence && <>· confidence {chosen.confidence}</>}
+            {chosen.source && ` · ${chosen.source}`}
+            {chosen.confidence && ` · confidence ${chosen.confidence}`}
             {chosen.reason && <div class="reason">{chosen.reason}</div>}
           </dd>
           <dt>Routing</dt>
           <dd>
             <strong>{modelRef(chosen.provider, chosen.model)}</strong> by {routeKind(chosen)}
-            {chosen.effort && <>· effort {chosen.effort}</>}
+            {chosen.effort && ` · effort ${chosen.effort}`}
             {chosen.routingReason && <div class="reason">{chosen.routingReason}</div>}
           </dd>
           <dt>Fallbacks taken</dt>

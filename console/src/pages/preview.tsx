@@ -53,15 +53,15 @@ function Result({ result, before }: { result: Preview; before: Preview | null })
         <dt>Classification</dt>
         <dd>
           <strong>{c.intent}</strong> · {c.source}
-          {c.confidence && <>· confidence {c.confidence}</>}
+          {c.confidence && ` · confidence ${c.confidence}`}
           <div class="reason">{c.reason}</div>
         </dd>
         <dt>Routing</dt>
         <dd>
           <strong class="chosen-model">{r.provider}/{r.model}</strong>
-          {r.matched_rule !== null && <>by rule '{r.matched_rule}'</>}
-          {r.override_used && <>· explicit override</>}
-          {r.fallback_used && <>· fallback used</>}
+          {r.matched_rule !== null && ` by rule '${r.matched_rule}'`}
+          {r.override_used && " · explicit override"}
+          {r.fallback_used && " · fallback used"}
           <div class="reason">{r.reason}</div>
         </dd>
         <dt>Cost range</dt>
