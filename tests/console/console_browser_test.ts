@@ -127,6 +127,20 @@ describe("web console in Chromium", () => {
     await shot("session");
   });
 
+  test("the session page reads on a narrow screen and starts with a skip link for keyboards", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByRole("region", { name: /Decision for turn/ }).first().waitFor();
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate("document.activeElement.textContent"), "Skip to content");
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px too wide)`);
+    await shot("session-narrow");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   test("pages through the raw trace", async () => {
     const trace = page.getByRole("region", { name: "Trace" });
     await trace.getByText(`Events 1–10 of ${data.traceEvents}`).waitFor();
@@ -210,6 +224,36 @@ describe("web console in Chromium", () => {
     await shot("docs");
     await page.goto(`${served.url}/console#/sessions`);
     await page.getByRole("heading", { name: "Sessions" }).waitFor();
+  });
+
+  test("sessions are renamed, archived, restored and deleted only after confirming", async () => {
+    const list = page.getByRole("list", { name: "Sessions" });
+    const titles = async () => {
+      const r = await call(app, "GET", "/api/v1/sessions", { token: alice.token });
+      return r.body.sessions.map((s: { title: string; archived: boolean }) =>
+        `${s.title}${s.archived ? " (archived)" : ""}`
+      ).sort();
+    };
+    await page.getByRole("button", { name: "Rename Grocery list" }).click();
+    await page.getByLabel('New title for "Grocery list"').fill("Groceries");
+    await page.keyboard.press("Enter");
+    await list.getByRole("link", { name: "Groceries" }).waitFor();
+    await page.getByRole("button", { name: "Archive Groceries" }).click();
+    await page.getByRole("status").filter({ hasText: 'Archived "Groceries".' }).waitFor();
+    assert.ok((await titles()).includes("Groceries (archived)"));
+    await page.getByLabel(/Show archived/).check();
+    await page.getByRole("button", { name: "Restore Groceries" }).click();
+    await list.getByRole("link", { name: "Groceries" }).waitFor();
+    await page.getByRole("button", { name: "Delete Groceries" }).click();
+    const dialog = page.getByRole("dialog", { name: 'Delete "Groceries"?' });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    assert.ok((await titles()).includes("Groceries"));
+    await page.getByRole("button", { name: "Delete Groceries" }).click();
+    await dialog.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByRole("status").filter({ hasText: 'Deleted "Groceries".' }).waitFor();
+    assert.ok(!(await titles()).some((t: string) => t.startsWith("Groceries")));
   });
 
   test("signing out revokes the token and forgets it", async () => {
