@@ -16,7 +16,13 @@ import { launchChromium } from "../support/browser.ts";
 import { createEngineApp } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { type Served, serveHandler } from "../support/http_server.ts";
-import { type ConsoleData, makeConsoleData, OPENAI_KEY } from "./console_data.ts";
+import {
+  type ConsoleData,
+  makeConsoleData,
+  OPENAI_KEY,
+  SEALED_KEY,
+  SEALED_REPLY,
+} from "./console_data.ts";
 
 /** The little of a DOM canvas the test reads (the test itself is type-checked without the DOM). */
 interface Canvas {
@@ -214,6 +220,35 @@ describe("web console in Chromium", () => {
     await page.getByLabel("Explicit model (provider/model)").fill("ollama/qwen3:8b");
     await page.locator(".chosen-model", { hasText: "ollama/qwen3:8b" }).waitFor();
     await page.getByText("explicit model override 'ollama/qwen3:8b'").waitFor();
+  });
+
+  test("an encrypted session shows sealed content as sealed until its key is pasted", async () => {
+    await page.getByRole("link", { name: "Sessions", exact: true }).click();
+    await page.getByRole("list", { name: "Sessions" }).getByRole("link", { name: "Sealed notes" })
+      .click();
+    const sealedNote = page.locator("ol.messages .sealed-note").first();
+    await sealedNote.waitFor();
+    assert.match(await sealedNote.innerText(), /Sealed \(AES-256-GCM, key notes-key-1\)/);
+    assert.deepEqual(await page.locator("ol.messages .model-label").allInnerTexts(), [
+      "openai/gpt-4o-mini",
+    ]);
+    const card = page.getByRole("region", { name: /Decision for turn/ }).first();
+    await card.getByText(/sealed events?: details below come from their readable columns/)
+      .waitFor();
+    assert.equal(await page.getByText(SEALED_REPLY).count(), 0);
+    await page.getByLabel("Session key (base64, AES-256-GCM)").fill(
+      btoa(String.fromCharCode(...SEALED_KEY)),
+    );
+    await page.getByRole("button", { name: "Open here" }).click();
+    await page.locator("ol.messages").getByText(SEALED_REPLY).waitFor();
+    await card.getByText("no rule matched; default intent 'chat'").waitFor();
+    await shot("session-sealed");
+    // Its usage is sealed too: only the request counts are readable.
+    await page.locator("p.meta").getByRole("link", { name: "Usage" }).click();
+    const requests = page.locator("figure.chart", { hasText: "Requests by model" });
+    await requests.waitFor();
+    assert.equal(await requests.getAttribute("data-total"), "1");
+    assert.match(await page.locator("dl.totals").innerText(), /Estimated cost\nsealed/);
   });
 
   test("the API reference renders the OpenAPI document", async () => {

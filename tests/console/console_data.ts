@@ -8,8 +8,12 @@ import assert from "node:assert/strict";
 import { type Account, call, type TestApp } from "../support/app.ts";
 import { openAiReply } from "../support/engine_app.ts";
 import type { FakeProvider } from "../support/fake_provider.ts";
+import { sealingClient } from "../support/sealing_client.ts";
 
 export const OPENAI_KEY = "sk-test-openai-console";
+/** The encrypted session's key, as a person would paste it into the page (base64). */
+export const SEALED_KEY = new Uint8Array(32).map((_, i) => i * 7 + 3);
+export const SEALED_REPLY = "Ship it on Friday.";
 
 export const POLICY = {
   classification: { default_intent: "chat", rules: [{ intent: "review", keywords: ["review"] }] },
@@ -52,7 +56,7 @@ export async function makeConsoleData(
   const title = "Quarterly report review";
   const sessionId = await createSession(app, who, { title, scope: "work" });
   await createSession(app, who, { title: "Grocery list", scope: "home" });
-  await createSession(app, who, { title: "Sealed notes", key_id: "notes-key-1" });
+  const sealedId = await createSession(app, who, { title: "Sealed notes", key_id: "notes-key-1" });
   const old = await createSession(app, who, { title: "Old quarterly draft", scope: "work" });
   await call(app, "PUT", `/api/v1/sessions/${old}`, {
     token: who.token,
@@ -74,6 +78,25 @@ export async function makeConsoleData(
   fakes.openai.enqueue(openAiReply({ text: "The report reads well.", input: 1200, output: 300 }));
   const second = await execute("Please review the report.");
   assert.equal(second.body.data.routing.provider, "openai");
+
+  // An encrypted turn: the client seals its prompt and everything the service hands back.
+  const sealer = await sealingClient("notes-key-1", SEALED_KEY);
+  fakes.openai.enqueue(openAiReply({ text: SEALED_REPLY }));
+  const prompt = "When do we ship?";
+  const sealedTurn = await call(app, "POST", `/api/v1/sessions/${sealedId}/execute`, {
+    token: who.token,
+    headers: { "x-router-provider-openai-api-key": OPENAI_KEY },
+    body: { input: { text: prompt, ciphertext: await sealer.seal(prompt) }, policy: POLICY },
+  });
+  assert.equal(sealedTurn.body.status, "completed");
+  const stored = await call(app, "POST", `/api/v1/sessions/${sealedId}/continue`, {
+    token: who.token,
+    body: {
+      type: "sealed",
+      data: { encrypted: await sealer.sealAll(sealedTurn.body.data.to_encrypt) },
+    },
+  });
+  assert.equal(stored.status, 200);
 
   const usage = await call(app, "GET", `/api/v1/sessions/${sessionId}/usage`, {
     token: who.token,
