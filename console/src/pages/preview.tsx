@@ -94,6 +94,28 @@ function Result({ result, before }: { result: Preview; before: Preview | null })
   );
 }
 
+function JsonField(
+  { label, rows, value, onInput }: {
+    label: string;
+    rows: number;
+    value: string;
+    onInput: (text: string) => void;
+  },
+) {
+  return (
+    <label>
+      {label}
+      <textarea
+        class="code"
+        rows={rows}
+        spellcheck={false}
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+      />
+    </label>
+  );
+}
+
 /** Edit a turn body and see the routing decision and cost range, without calling a model. */
 export function PreviewPage({ sessionId }: { sessionId?: string }) {
   const [text, setText] = useState("Summarise the latest changes.");
@@ -178,26 +200,13 @@ export function PreviewPage({ sessionId }: { sessionId?: string }) {
               />
             </label>
           </div>
-          <label>
-            Policy (JSON)
-            <textarea
-              class="code"
-              rows={14}
-              spellcheck={false}
-              value={policy}
-              onInput={(e) => setPolicy(e.currentTarget.value)}
-            />
-          </label>
-          <label>
-            Attachments (JSON)
-            <textarea
-              class="code"
-              rows={5}
-              spellcheck={false}
-              value={attachments}
-              onInput={(e) => setAttachments(e.currentTarget.value)}
-            />
-          </label>
+          <JsonField label="Policy (JSON)" rows={14} value={policy} onInput={setPolicy} />
+          <JsonField
+            label="Attachments (JSON)"
+            rows={5}
+            value={attachments}
+            onInput={setAttachments}
+          />
           <button type="submit" disabled={!sessionId || busy}>
             {busy ? "Previewing…" : "Preview"}
           </button>

@@ -31,13 +31,29 @@ export function SessionPicker({ section, sessionId }: { section: string; session
 const tokensOf = (e: { input_tokens?: number; output_tokens?: number }) =>
   (e.input_tokens ?? 0) + (e.output_tokens ?? 0);
 
-function UsageTable({ report }: { report: Report }) {
+interface Row {
+  label: string;
+  requests: number;
+  input?: number;
+  output?: number;
+  cost?: string;
+}
+
+/** The exact figures of one breakdown, as the report wrote them. */
+function BreakdownTable(
+  { caption, first, rows, currency }: {
+    caption: string;
+    first: string;
+    rows: Row[];
+    currency: string;
+  },
+) {
   return (
     <table>
-      <caption>By model</caption>
+      <caption>{caption}</caption>
       <thead>
         <tr>
-          <th scope="col">Model</th>
+          <th scope="col">{first}</th>
           <th scope="col">Requests</th>
           <th scope="col">Input tokens</th>
           <th scope="col">Output tokens</th>
@@ -45,15 +61,13 @@ function UsageTable({ report }: { report: Report }) {
         </tr>
       </thead>
       <tbody>
-        {report.by_model.map((m) => (
-          <tr key={`${m.provider}/${m.model}`}>
-            <th scope="row">{m.provider}/{m.model}</th>
-            <td>{m.request_count}</td>
-            <td>{count(m.input_tokens)}</td>
-            <td>{count(m.output_tokens)}</td>
-            <td>
-              {m.estimated_cost === undefined ? "sealed" : money(m.estimated_cost, m.currency)}
-            </td>
+        {rows.map((r) => (
+          <tr key={r.label}>
+            <th scope="row">{r.label}</th>
+            <td>{r.requests}</td>
+            <td>{count(r.input)}</td>
+            <td>{count(r.output)}</td>
+            <td>{r.cost === undefined ? "sealed" : money(r.cost, currency)}</td>
           </tr>
         ))}
       </tbody>
@@ -61,35 +75,38 @@ function UsageTable({ report }: { report: Report }) {
   );
 }
 
-function TaskTable({ report }: { report: Report }) {
+function Tables({ report }: { report: Report }) {
+  const row = (
+    label: string,
+    e: {
+      request_count: number;
+      input_tokens?: number;
+      output_tokens?: number;
+      estimated_cost?: string;
+    },
+  ): Row => ({
+    label,
+    requests: e.request_count,
+    input: e.input_tokens,
+    output: e.output_tokens,
+    cost: e.estimated_cost,
+  });
+  const currency = report.total.currency;
   return (
-    <table>
-      <caption>By task type</caption>
-      <thead>
-        <tr>
-          <th scope="col">Task type</th>
-          <th scope="col">Requests</th>
-          <th scope="col">Input tokens</th>
-          <th scope="col">Output tokens</th>
-          <th scope="col">Cost</th>
-        </tr>
-      </thead>
-      <tbody>
-        {report.by_task_type.map((t) => (
-          <tr key={t.task_type}>
-            <th scope="row">{t.task_type}</th>
-            <td>{t.request_count}</td>
-            <td>{count(t.input_tokens)}</td>
-            <td>{count(t.output_tokens)}</td>
-            <td>
-              {t.estimated_cost === undefined
-                ? "sealed"
-                : money(t.estimated_cost, report.total.currency)}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <>
+      <BreakdownTable
+        caption="By model"
+        first="Model"
+        currency={currency}
+        rows={report.by_model.map((m) => row(`${m.provider}/${m.model}`, m))}
+      />
+      <BreakdownTable
+        caption="By task type"
+        first="Task type"
+        currency={currency}
+        rows={report.by_task_type.map((t) => row(t.task_type, t))}
+      />
+    </>
   );
 }
 
@@ -193,8 +210,7 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
             </div>
           </dl>
           <Charts report={report} />
-          <UsageTable report={report} />
-          <TaskTable report={report} />
+          <Tables report={report} />
         </>
       )}
     </>
