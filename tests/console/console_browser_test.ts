@@ -45,8 +45,8 @@ describe("web console in Chromium", () => {
   const requested: string[] = [];
   const problems: string[] = [];
 
-  const shot = (name: string) =>
-    page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+  const shot = (name: string, fullPage = true) =>
+    page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });
 
   before(async () => {
     await build({ ifStale: true });
@@ -256,7 +256,7 @@ describe("web console in Chromium", () => {
     await page.goto(`${served.url}/docs`, { timeout: 90_000 });
     await page.getByText("Health and running version").first().waitFor({ timeout: 90_000 });
     await page.getByRole("heading", { name: "Switchyard", exact: true }).first().waitFor();
-    await shot("docs");
+    await shot("docs", false);
     await page.goto(`${served.url}/console#/sessions`);
     await page.getByRole("heading", { name: "Sessions" }).waitFor();
   });
