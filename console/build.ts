@@ -12,7 +12,7 @@
  * manifest) hash the same as at the last build, so `deno task start` pays for a build only once.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import process from "node:process";
 import * as esbuild from "esbuild";
 
@@ -139,17 +139,20 @@ export async function build(options: { ifStale: boolean }): Promise<"built" | "f
   if (options.ifStale && await readFile(stamp, "utf8").catch(() => "") === hash) return "fresh";
   const apps = { console: await buildConsole(), docs: await buildDocs() };
   await esbuild.stop();
-  await rm(out, { recursive: true, force: true });
+  // Written beside the output and swapped in, so a running service never reads half a build.
+  const next = new URL(`dist/web.${process.pid}/`, root);
   const names: string[] = [];
   for (const [app, files] of Object.entries(apps)) {
-    await mkdir(new URL(`${app}/`, out), { recursive: true });
+    await mkdir(new URL(`${app}/`, next), { recursive: true });
     for (const [name, bytes] of Object.entries(files)) {
-      await writeFile(new URL(`${app}/${name}`, out), bytes);
+      await writeFile(new URL(`${app}/${name}`, next), bytes);
       names.push(`${app}/${name}`);
     }
   }
-  await writeFile(new URL("embed.ts", out), embedModule(names));
-  await writeFile(stamp, hash);
+  await writeFile(new URL("embed.ts", next), embedModule(names));
+  await writeFile(new URL("stamp", next), hash);
+  await rm(out, { recursive: true, force: true });
+  await rename(next, out);
   return "built";
 }
 

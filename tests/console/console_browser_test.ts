@@ -61,7 +61,7 @@ describe("web console in Chromium", () => {
     await mkdir(SHOTS, { recursive: true });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     page.on("request", (r) => requested.push(r.url()));
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
     page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));

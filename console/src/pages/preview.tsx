@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, describeError, type Schemas } from "../api.ts";
 import { money } from "../format.ts";
-import { SessionPicker } from "./usage.tsx";
+import { SessionPicker } from "../components/session_picker.tsx";
 
 type Preview = Schemas["PreviewResponse"];
 
