@@ -26,6 +26,8 @@ export interface Runtime {
   pgliteAssets?: () => Promise<PgliteAssets>;
   /** The console and API reference embedded in a single-file build; else read from dist/web/. */
   webAssets?: () => Promise<WebAssets>;
+  /** A full garbage collection, where the runtime offers one. */
+  collectGarbage?: () => void;
 }
 
 export interface Service {
@@ -43,6 +45,10 @@ async function openMigratedStore(config: Config, runtime: Runtime, logger: Logge
   const db = await openStore(config, runtime.pgliteAssets);
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
+  // A new embedded store is made by a throwaway PGlite instance (initdb) whose
+  // hundreds of MB of WASM memory would otherwise stay resident until memory
+  // pressure: collect them once, before serving.
+  if (db.driver === "pglite") runtime.collectGarbage?.();
   return db;
 }
 

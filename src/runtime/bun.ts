@@ -12,6 +12,7 @@ declare const Bun: {
   argv: string[];
   env: Record<string, string | undefined>;
   file(path: string): Blob;
+  gc(force: boolean): void;
   serve(options: {
     hostname: string;
     port: number;
@@ -58,5 +59,6 @@ const embeddedWebAssets = async () => {
 await runCli(Bun.argv.slice(2), { ...Bun.env }, {
   serve,
   pgliteAssets,
+  collectGarbage: () => Bun.gc(true),
   webAssets: embeddedWebAssets,
 });
