@@ -1,6 +1,7 @@
 import process from "node:process";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
+import { readWebAssets, type WebAssets } from "./http/web_assets.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
@@ -23,6 +24,8 @@ export interface Runtime {
   serve: Serve;
   /** Embedded PGlite assets, for a single-file build that cannot read them from node_modules. */
   pgliteAssets?: () => Promise<PgliteAssets>;
+  /** The console and API reference embedded in a single-file build; else read from dist/web/. */
+  webAssets?: () => Promise<WebAssets>;
   /** A full garbage collection, where the runtime offers one. */
   collectGarbage?: () => void;
 }
@@ -33,6 +36,9 @@ export interface Service {
   db: Db;
   close(): Promise<void>;
 }
+
+/** Where `console/build.ts` writes the console and the API reference. */
+const BUILT_WEB_ASSETS = new URL("../dist/web/", import.meta.url);
 
 /** Opens the store and applies pending migrations. */
 async function openMigratedStore(config: Config, runtime: Runtime, logger: Logger): Promise<Db> {
@@ -69,6 +75,8 @@ export async function startService(
   const db = await openMigratedStore(config, runtime, logger);
   // One LISTEN connection per instance; on the embedded store it never signals.
   const signals = await openSupersedeSignals(config.databaseUrl);
+  const webAssets = await (runtime.webAssets?.() ?? readWebAssets(BUILT_WEB_ASSETS));
+  if (!webAssets) logger.warn("web console not built: run `deno task console:build`", {});
   const handler = createHandler({
     db,
     config,
@@ -79,6 +87,7 @@ export async function startService(
     listingCache: createModelCache(),
     signals,
     instanceId: uuidv7(),
+    ...(webAssets ? { webAssets } : {}),
   });
   const server = await runtime.serve({ hostname: config.host, port: config.port, handler });
   logger.info("listening", {

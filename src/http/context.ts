@@ -6,6 +6,7 @@ import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import type { Params } from "./router.ts";
+import type { WebAssets } from "./web_assets.ts";
 
 /** What every handler is given: the service's dependencies, created once in main.ts. */
 export interface Deps {
@@ -25,6 +26,8 @@ export interface Deps {
   signals?: SupersedeSignals;
   /** This instance's name, recorded with its run claims. */
   instanceId?: string;
+  /** The built console and API reference; absent, `/console` and `/docs` answer 404. */
+  webAssets?: WebAssets;
 }
 
 export interface Principal {

@@ -2,6 +2,8 @@
 import initdbWasm from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import pgliteData from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasm from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
+import { webFiles } from "../../dist/web/embed.ts";
+import { webAssets } from "../http/web_assets.ts";
 import { runCli, type Serve } from "../main.ts";
 import type { PgliteAssets } from "../store/pglite_driver.ts";
 
@@ -44,8 +46,19 @@ const pgliteAssets = async (): Promise<PgliteAssets> => ({
   fsBundle: Bun.file(pgliteData),
 });
 
+// The console and API reference, imported as files by dist/web/embed.ts (`deno task
+// console:build` writes it), ride along in the single-file binary the same way.
+const embeddedWebAssets = async () => {
+  const files: Record<string, Uint8Array> = {};
+  for (const [name, path] of Object.entries(webFiles)) {
+    files[name] = new Uint8Array(await Bun.file(path).arrayBuffer());
+  }
+  return await webAssets(files);
+};
+
 await runCli(Bun.argv.slice(2), { ...Bun.env }, {
   serve,
   pgliteAssets,
   collectGarbage: () => Bun.gc(true),
+  webAssets: embeddedWebAssets,
 });

@@ -77,6 +77,14 @@ async function fullFlow(env: Record<string, string>) {
   let service = await startService(env);
   const status = await http(service.url, "GET", "/status");
   assert.deepEqual(status, { status: 200, body: { status: "ok", version: "0.1.0-alpha.1" } });
+  // The console is served as built (read from dist/web/, or embedded by the Bun entry).
+  const page = await fetch(`${service.url}/console`);
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+  const script = /src="(\/console\/app-[A-Z0-9]+\.js)"/.exec(await page.text())?.[1];
+  const asset = await fetch(`${service.url}${script}`);
+  assert.equal(asset.headers.get("cache-control"), "public, max-age=31536000, immutable");
+  assert.ok((await asset.text()).length > 0);
 
   const boot = await http(service.url, "POST", "/api/v1/auth/bootstrap");
   assert.equal(boot.status, 201);
