@@ -11,7 +11,13 @@ const serve: Serve = ({ hostname, port, handler }) =>
           url: `http://${addr.hostname}:${addr.port}`,
           close: () => server.shutdown(),
         }),
-    }, handler);
+    }, (request, info) => {
+      const peer = info.remoteAddr;
+      return handler(
+        request,
+        peer.transport === "tcp" ? { remoteAddress: peer.hostname } : undefined,
+      );
+    });
   });
 
 await runCli(Deno.args, Deno.env.toObject(), { serve });
