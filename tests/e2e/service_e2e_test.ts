@@ -158,6 +158,27 @@ describe(`the service under ${runtime}`, () => {
     });
   }
 
+  test("the runtime entry hands the client address to the per-address limit", async () => {
+    const service = await startService({
+      ROUTER_STORAGE_PATH: "memory://",
+      ROUTER_LIMITS_RATE_ANONYMOUS_BURST: "2",
+    });
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${service.url}/api/v1/auth/bootstrap`, { method: "POST" });
+        answers.push([r.status, r.headers.get("retry-after"), (await r.json()).error?.code]);
+      }
+      assert.deepEqual(answers, [[201, null, undefined], [201, null, undefined], [
+        429,
+        "1",
+        "rate_limited",
+      ]]);
+    } finally {
+      await service.stop();
+    }
+  });
+
   test("a bad configuration stops start-up with one line naming the key", async () => {
     await assert.rejects(startService({ ROUTER_PORT: "seventy" }), (e: Error) => {
       assert.match(e.message, /exited with 1/);
