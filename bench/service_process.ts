@@ -13,6 +13,8 @@ const onBun = process.versions.bun !== undefined;
 
 export interface ServiceProcess {
   url: string;
+  /** The service's process id, to read its memory. */
+  pid: number;
   /** The last few error lines the service logged, to explain a failed benchmark. */
   recentErrors(): string[];
   stop(): Promise<void>;
@@ -63,7 +65,12 @@ export function startService(env: Record<string, string>): Promise<ServiceProces
       if (line === undefined) return;
       child.stderr!.off("data", onData);
       child.stderr!.on("data", keepErrors);
-      resolve({ url: JSON.parse(line).url, recentErrors: () => [...errors], stop });
+      resolve({
+        url: JSON.parse(line).url,
+        pid: child.pid!,
+        recentErrors: () => [...errors],
+        stop,
+      });
     };
     child.stderr!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`service exited with ${code}:\n${output}`)));

@@ -31,6 +31,7 @@ export const TURN_BODY = {
 /** The service pointed at a fake provider, signed in, with the provider key header. */
 export interface TurnService {
   url: string;
+  pid: number;
   provider: ChatProvider;
   headers: Record<string, string>;
   executePath(sessionId: string): string;
@@ -40,14 +41,21 @@ export interface TurnService {
   close(): Promise<void>;
 }
 
-/** `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in memory). */
-export async function startTurnService(databaseUrl?: string): Promise<TurnService> {
+/**
+ * `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in
+ * memory, unless `env` names a ROUTER_STORAGE_PATH).
+ */
+export async function startTurnService(
+  databaseUrl?: string,
+  env: Record<string, string> = {},
+): Promise<TurnService> {
   const provider = await startChatProvider();
   let service: ServiceProcess | undefined;
   try {
     service = await startService({
       ROUTER_PROVIDERS_OPENAI_BASE_URL: `${provider.url}/v1`,
       ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
+      ...env,
     });
     const url = service.url;
     const headers = {
@@ -58,6 +66,7 @@ export async function startTurnService(databaseUrl?: string): Promise<TurnServic
     const running = service;
     return {
       url,
+      pid: running.pid,
       provider,
       headers,
       executePath: (id) => `/api/v1/sessions/${id}/execute`,
