@@ -210,7 +210,7 @@ try {
   } else {
     const dir = await mkdtemp(join(tmpdir(), "switchyard-soak-"));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    service = await startTurnService(undefined, { ROUTER_STORAGE_PATH: join(dir, "data") });
+    service = await startTurnService(undefined, [], { ROUTER_STORAGE_PATH: join(dir, "data") });
   }
   cleanup.unshift(() => service.close());
   print(

@@ -47,6 +47,7 @@ export interface TurnService {
  */
 export async function startTurnService(
   databaseUrl?: string,
+  runtimeFlags: readonly string[] = [],
   env: Record<string, string> = {},
 ): Promise<TurnService> {
   const provider = await startChatProvider();
@@ -56,7 +57,7 @@ export async function startTurnService(
       ROUTER_PROVIDERS_OPENAI_BASE_URL: `${provider.url}/v1`,
       ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
       ...env,
-    });
+    }, runtimeFlags);
     const url = service.url;
     const headers = {
       ...await signedIn(url),
