@@ -5,6 +5,7 @@
  * touches a database it did not name).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -13,7 +14,10 @@ const onBun = process.versions.bun !== undefined;
 
 export interface ServiceProcess {
   url: string;
+<<<<<<< HEAD
   /** The service's process id, to read its memory. */
+=======
+>>>>>>> main
   pid: number;
   /** The last few error lines the service logged, to explain a failed benchmark. */
   recentErrors(): string[];
@@ -113,4 +117,11 @@ export async function signedIn(url: string): Promise<Record<string, string>> {
 export async function newSession(url: string, auth: Record<string, string>): Promise<string> {
   const { session } = await postJson(url, "/api/v1/sessions", auth, { title: "bench" });
   return session.id as string;
+}
+
+/** CPU time (user + system) the process used so far, in ms, from /proc (Linux). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -16,12 +16,15 @@ import type { Handoff } from "./partial_handoff.ts";
 import type { RunInput } from "./run_input.ts";
 import type { SealScope } from "./seal_scope.ts";
 import type { TurnSink } from "./turn_sink.ts";
+import type { TurnWatcher } from "./turn_watch.ts";
 
 /** Per-instance machinery of the engine. */
 export interface EngineDeps extends Deps {
   signals: SupersedeSignals;
   /** This service instance, recorded with its claims. */
   instance: string;
+  /** Watches every turn this instance serves for supersedes, and renews their leases. */
+  watcher: TurnWatcher;
 }
 
 /** A turn's context as built before its claim. */

@@ -1,4 +1,5 @@
 import { failure, ServiceError } from "../core/errors.ts";
+import { isUuid } from "../core/credential_format.ts";
 import { authenticate } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import { clientAddress, type Connection } from "./client_address.ts";
@@ -6,7 +7,7 @@ import type { Deps, Endpoint, Principal } from "./context.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
 import { createRequestLimits } from "./rate_limits.ts";
-import { compileRoutes, type Route } from "./router.ts";
+import { compileRoutes, type Params, type Route } from "./router.ts";
 import { ROUTES } from "./routes.ts";
 
 export type Handler = (request: Request, connection?: Connection) => Promise<Response>;
@@ -20,6 +21,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
   async function admit(
     request: Request,
     endpoint: Endpoint,
+    params: Params,
     address: string | null,
   ): Promise<Principal | Response> {
     const now = deps.now().getTime();
@@ -29,7 +31,13 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     }
     let principal: Principal;
     try {
-      principal = await authenticate(request, deps);
+      // A request on a session reads the session with the token, in one round trip.
+      const sessionId = params.session_id;
+      principal = await authenticate(
+        request,
+        deps,
+        sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
+      );
     } catch (error) {
       // A wrong token costs its address a token, so tokens cannot be guessed at full speed.
       if (error instanceof ServiceError && error.failure.code === "invalid_token") {
@@ -64,7 +72,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     }
     const endpoint = found.handler;
     const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
-    const principal = await admit(request, endpoint, address);
+    const principal = await admit(request, endpoint, found.params, address);
     if (principal instanceof Response) return principal;
     return await endpoint.handle({ request, url, params: found.params, deps, principal, address });
   }
