@@ -14,10 +14,7 @@ const onBun = process.versions.bun !== undefined;
 
 export interface ServiceProcess {
   url: string;
-<<<<<<< HEAD
   /** The service's process id, to read its memory. */
-=======
->>>>>>> main
   pid: number;
   /** The last few error lines the service logged, to explain a failed benchmark. */
   recentErrors(): string[];

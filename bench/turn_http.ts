@@ -31,10 +31,7 @@ export const TURN_BODY = {
 /** The service pointed at a fake provider, signed in, with the provider key header. */
 export interface TurnService {
   url: string;
-<<<<<<< HEAD
-=======
   /** The service's process id, for its CPU time and memory. */
->>>>>>> main
   pid: number;
   provider: ChatProvider;
   headers: Record<string, string>;
