@@ -175,15 +175,15 @@ if (adminUrl) {
           [name],
         );
         assert.ok(killed.length > 0);
-        // A query already on its way to a dying connection may fail; none after that does.
-        const first = await call(app, "GET", "/api/v1/sessions", { token: alice.token });
-        assert.ok([200, 502].includes(first.status));
-        for (let i = 0; i < 20; i++) {
-          assert.equal(
-            (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).status,
-            200,
-          );
+        // A request may still meet a dying pooled connection before its close is noticed (each of
+        // the pool's 4 at most once): it answers storage_error; then every request is answered.
+        const list = () => call(app, "GET", "/api/v1/sessions", { token: alice.token });
+        let failures = 0;
+        for (let r = await list(); r.status !== 200; r = await list()) {
+          assert.equal(r.body.error.code, "storage_error");
+          assert.ok(++failures <= 4, `${failures} failures`);
         }
+        for (let i = 0; i < 20; i++) assert.equal((await list()).status, 200);
         // The supersede listener is back on its channel too.
         let listening = 0;
         for (let i = 0; i < 50 && listening === 0; i++) {
