@@ -54,12 +54,13 @@ if (adminUrl) {
       });
       alice = await signUp(app);
     });
+    // Whatever `before` got to open (it may have failed half-way) is closed.
     after(async () => {
-      await proxy.close();
-      await signals.close();
-      await db.close();
-      await openai.close();
-      await scratch.drop();
+      await proxy?.close();
+      await signals?.close();
+      await db?.close();
+      await openai?.close();
+      await scratch?.drop();
     });
 
     const newSession = async () =>
