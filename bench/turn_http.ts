@@ -42,10 +42,14 @@ export interface TurnService {
   close(): Promise<void>;
 }
 
-/** `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in memory). */
+/**
+ * `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in
+ * memory, unless `env` names a ROUTER_STORAGE_PATH).
+ */
 export async function startTurnService(
   databaseUrl?: string,
   runtimeFlags: readonly string[] = [],
+  env: Record<string, string> = {},
 ): Promise<TurnService> {
   const provider = await startChatProvider();
   let service: ServiceProcess | undefined;
@@ -53,6 +57,7 @@ export async function startTurnService(
     service = await startService({
       ROUTER_PROVIDERS_OPENAI_BASE_URL: `${provider.url}/v1`,
       ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
+      ...env,
     }, runtimeFlags);
     const url = service.url;
     const headers = {

@@ -23,9 +23,23 @@ export interface Config {
   databaseUrl?: string;
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
-  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number };
+  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number; rate: RateLimits };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
+}
+
+/**
+ * Service-side rate limits (token buckets, per instance): per client address on
+ * bootstrap and sign-in, per user on the authenticated endpoints.
+ */
+export interface RateLimits {
+  enabled: boolean;
+  anonymousPerMinute: number;
+  anonymousBurst: number;
+  userPerMinute: number;
+  userBurst: number;
+  /** Take the client address from the last `X-Forwarded-For` entry (set by a proxy in front). */
+  trustForwardedFor: boolean;
 }
 
 export class ConfigError extends Error {
@@ -46,6 +60,12 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.auth.bootstrap_enabled": "boolean",
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
+  "router.limits.rate.enabled": "boolean",
+  "router.limits.rate.anonymous_per_minute": "positive_int",
+  "router.limits.rate.anonymous_burst": "positive_int",
+  "router.limits.rate.user_per_minute": "positive_int",
+  "router.limits.rate.user_burst": "positive_int",
+  "router.limits.rate.trust_forwarded_for": "boolean",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -218,6 +238,14 @@ export async function loadConfig(
     limits: {
       maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
       providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
+      rate: {
+        enabled: get("router.limits.rate.enabled", true) as boolean,
+        anonymousPerMinute: get("router.limits.rate.anonymous_per_minute", 60) as number,
+        anonymousBurst: get("router.limits.rate.anonymous_burst", 20) as number,
+        userPerMinute: get("router.limits.rate.user_per_minute", 6000) as number,
+        userBurst: get("router.limits.rate.user_burst", 1000) as number,
+        trustForwardedFor: get("router.limits.rate.trust_forwarded_for", false) as boolean,
+      },
     },
     providers: providersFrom(flat, env),
   };

@@ -47,9 +47,13 @@ export interface RequestContext {
   deps: Deps;
   /** Present on every route declared with `auth: "bearer"`. */
   principal: Principal;
+  /** The client's address (see client_address.ts), null when handled in process. */
+  address: string | null;
 }
 
 export interface Endpoint {
   auth: "none" | "bearer";
+  /** An unauthenticated endpoint limited per client address (router.limits.rate.anonymous_*). */
+  limitByAddress?: boolean;
   handle(ctx: RequestContext): Promise<Response>;
 }

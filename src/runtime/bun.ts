@@ -16,17 +16,26 @@ declare const Bun: {
   serve(options: {
     hostname: string;
     port: number;
-    fetch: (request: Request) => Promise<Response>;
+    fetch: (request: Request, server: BunServer) => Promise<Response>;
     maxRequestBodySize: number;
     idleTimeout: number;
-  }): { hostname: string; port: number; stop(closeActive: boolean): Promise<void> };
+  }): BunServer;
 };
+interface BunServer {
+  hostname: string;
+  port: number;
+  stop(closeActive: boolean): Promise<void>;
+  requestIP(request: Request): { address: string } | null;
+}
 
 const serve: Serve = ({ hostname, port, handler }) => {
   const server = Bun.serve({
     hostname,
     port,
-    fetch: handler,
+    fetch: (request, server) => {
+      const peer = server.requestIP(request);
+      return handler(request, peer === null ? undefined : { remoteAddress: peer.address });
+    },
     // The service enforces its own body limit (413 in the error envelope) and
     // streams turns for minutes, so Bun's own limits stay out of the way.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,

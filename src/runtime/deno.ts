@@ -11,7 +11,13 @@ const serve: Serve = ({ hostname, port, handler }) =>
           url: `http://${addr.hostname}:${addr.port}`,
           close: () => server.shutdown(),
         }),
-    }, handler);
+    }, (request, info) => {
+      const peer = info.remoteAddr;
+      return handler(
+        request,
+        peer.transport === "tcp" ? { remoteAddress: peer.hostname } : undefined,
+      );
+    });
   });
 
 // `gc` is there when the start task passes `--v8-flags=--expose-gc` (deno.json).

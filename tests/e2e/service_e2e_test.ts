@@ -166,6 +166,30 @@ describe(`the service under ${runtime}`, () => {
     });
   }
 
+  test("the runtime entry hands the client address to the per-address limit", async () => {
+    // One request a minute refills the bucket: however slow the machine, the third is refused.
+    const service = await startService({
+      ROUTER_STORAGE_PATH: "memory://",
+      ROUTER_LIMITS_RATE_ANONYMOUS_BURST: "2",
+      ROUTER_LIMITS_RATE_ANONYMOUS_PER_MINUTE: "1",
+    });
+    try {
+      const statuses = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${service.url}/api/v1/auth/bootstrap`, { method: "POST" });
+        statuses.push(r.status);
+        if (r.status === 429) refused = r;
+        else await r.body?.cancel();
+      }
+      assert.deepEqual(statuses, [201, 201, 429]);
+      assert.match(refused!.headers.get("retry-after")!, /^[1-9][0-9]*$/);
+      assert.equal((await refused!.json()).error.code, "rate_limited");
+    } finally {
+      await service.stop();
+    }
+  });
+
   test("a bad configuration stops start-up with one line naming the key", async () => {
     await assert.rejects(startService({ ROUTER_PORT: "seventy" }), (e: Error) => {
       assert.match(e.message, /exited with 1/);

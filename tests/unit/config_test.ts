@@ -37,7 +37,18 @@ describe("configuration", () => {
       databaseUrl: undefined,
       storagePath: "./data",
       auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
-      limits: { maxRequestBodyBytes: 10485760, providerTimeoutMs: 180000 },
+      limits: {
+        maxRequestBodyBytes: 10485760,
+        providerTimeoutMs: 180000,
+        rate: {
+          enabled: true,
+          anonymousPerMinute: 60,
+          anonymousBurst: 20,
+          userPerMinute: 6000,
+          userBurst: 1000,
+          trustForwardedFor: false,
+        },
+      },
       providers: {},
     });
   });
@@ -58,6 +69,13 @@ bootstrap_enabled = false
 [router.limits]
 max_request_body_bytes = 2048
 provider_timeout_ms = 5000
+[router.limits.rate]
+enabled = false
+anonymous_per_minute = 5
+anonymous_burst = 2
+user_per_minute = 600
+user_burst = 50
+trust_forwarded_for = true
 [router.providers.openai]
 base_url = "http://127.0.0.1:9999/v1"
 [router.providers."openai-compat:lmstudio"]
@@ -74,7 +92,18 @@ models = ["qwen3-8b"]
       assert.equal(c.databaseUrl, "postgres://u@db:5432/app");
       assert.equal(c.storagePath, "/var/lib/switchyard");
       assert.deepEqual(c.auth, { tokenTtlSeconds: 60, bootstrapEnabled: false });
-      assert.deepEqual(c.limits, { maxRequestBodyBytes: 2048, providerTimeoutMs: 5000 });
+      assert.deepEqual(c.limits, {
+        maxRequestBodyBytes: 2048,
+        providerTimeoutMs: 5000,
+        rate: {
+          enabled: false,
+          anonymousPerMinute: 5,
+          anonymousBurst: 2,
+          userPerMinute: 600,
+          userBurst: 50,
+          trustForwardedFor: true,
+        },
+      });
       assert.deepEqual(c.providers, {
         openai: { base_url: "http://127.0.0.1:9999/v1" },
         "openai-compat:lmstudio": {
@@ -104,7 +133,11 @@ models = ["qwen3-8b"]
       DATABASE_URL: "postgres://a@h/d",
       ROUTER_LIMITS_MAX_REQUEST_BODY_BYTES: "10",
       ROUTER_PROVIDERS_OLLAMA_BASE_URL: "http://127.0.0.1:1/",
+      ROUTER_LIMITS_RATE_ENABLED: "0",
+      ROUTER_LIMITS_RATE_USER_BURST: "7",
     });
+    assert.equal(c.limits.rate.enabled, false);
+    assert.equal(c.limits.rate.userBurst, 7);
     assert.equal(c.port, 9100);
     assert.equal(c.auth.tokenTtlSeconds, 120);
     assert.equal(c.auth.bootstrapEnabled, false);
@@ -130,6 +163,12 @@ models = ["qwen3-8b"]
       [{ ROUTER_AUTH_BOOTSTRAP_ENABLED: "maybe" }, "router.auth.bootstrap_enabled"],
       [{ ROUTER_LIMITS_PROVIDER_TIMEOUT_MS: "-1" }, "router.limits.provider_timeout_ms"],
       [{ DATABASE_URL: "mysql://x/y" }, "router.database.url"],
+      [{ ROUTER_LIMITS_RATE_USER_BURST: "0" }, "router.limits.rate.user_burst"],
+      [
+        { ROUTER_LIMITS_RATE_ANONYMOUS_PER_MINUTE: "many" },
+        "router.limits.rate.anonymous_per_minute",
+      ],
+      [{ ROUTER_LIMITS_RATE_TRUST_FORWARDED_FOR: "yes" }, "router.limits.rate.trust_forwarded_for"],
       [{ ROUTER_PROVIDERS_OPENAI_BASE_URL: "not a url" }, "router.providers.openai.base_url"],
     ];
     for (const [env, key] of cases) {
@@ -146,6 +185,7 @@ models = ["qwen3-8b"]
     const cases: [string, string][] = [
       ['[router]\nport = "80"\n', "router.port"],
       ["[router]\nprot = 80\n", "router.prot"],
+      ["[router.limits.rate]\nper_minute = 80\n", "router.limits.rate.per_minute"],
       ["[server]\nport = 80\n", "server"],
       ['[router.auth]\nbootstrap_enabled = "yes"\n', "router.auth.bootstrap_enabled"],
       ['[router.providers.openia]\nbase_url = "http://x"\n', "router.providers.openia"],
