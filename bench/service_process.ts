@@ -8,11 +8,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../", import.meta.url));
+export const root = fileURLToPath(new URL("../", import.meta.url));
 const onBun = process.versions.bun !== undefined;
 
 export interface ServiceProcess {
   url: string;
+  /** The service's process id, for reading its CPU time and memory from /proc. */
+  pid: number;
   /** The last few error lines the service logged, to explain a failed benchmark. */
   recentErrors(): string[];
   stop(): Promise<void>;
@@ -20,8 +22,13 @@ export interface ServiceProcess {
 
 const KEPT_ERRORS = 5;
 
+/** How this runtime runs a TypeScript entry file (relative to the project root). */
+export function runtimeArgs(file: string): string[] {
+  return onBun ? [file] : ["run", "--allow-all", file];
+}
+
 export function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  const args = onBun ? ["src/runtime/bun.ts"] : ["run", "--allow-all", "src/runtime/deno.ts"];
+  const args = runtimeArgs(onBun ? "src/runtime/bun.ts" : "src/runtime/deno.ts");
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.ROUTER_CONFIG;
@@ -53,7 +60,12 @@ export function startService(env: Record<string, string>): Promise<ServiceProces
       if (line === undefined) return;
       child.stderr!.off("data", onData);
       child.stderr!.on("data", keepErrors);
-      resolve({ url: JSON.parse(line).url, recentErrors: () => [...errors], stop });
+      resolve({
+        url: JSON.parse(line).url,
+        pid: child.pid!,
+        recentErrors: () => [...errors],
+        stop,
+      });
     };
     child.stderr!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`service exited with ${code}:\n${output}`)));

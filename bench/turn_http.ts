@@ -7,16 +7,10 @@
  * one session each, with the provider answering in 20 ms.
  */
 import { BENCH_MODEL, type ChatProvider, startChatProvider } from "./chat_provider.ts";
-import { type BenchRow, percentile } from "./measure.ts";
-import {
-  newSession,
-  postJson,
-  type ServiceProcess,
-  signedIn,
-  startService,
-} from "./service_process.ts";
+import { type BenchRow, spread } from "./measure.ts";
+import { newSession, postJson, signedIn, startService } from "./service_process.ts";
 
-const PROVIDER_KEY = "sk-bench-0123456789";
+export const PROVIDER_KEY = "sk-bench-0123456789";
 
 /** One turn's request: a small policy routing everything to the fake's model, remote allowed. */
 export const TURN_BODY = {
@@ -28,10 +22,11 @@ export const TURN_BODY = {
   },
 };
 
-/** The service pointed at a fake provider, signed in, with the provider key header. */
-export interface TurnService {
+/** The service started against some Chat Completions server, signed in, with the provider key header. */
+export interface ServiceClient {
   url: string;
-  provider: ChatProvider;
+  /** The service's process id. */
+  pid: number;
   headers: Record<string, string>;
   executePath(sessionId: string): string;
   newSession(): Promise<string>;
@@ -40,43 +35,66 @@ export interface TurnService {
   close(): Promise<void>;
 }
 
-/** `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in memory). */
-export async function startTurnService(databaseUrl?: string): Promise<TurnService> {
-  const provider = await startChatProvider();
-  let service: ServiceProcess | undefined;
+/** The service pointed at a fake provider in this process. */
+export interface TurnService extends ServiceClient {
+  provider: ChatProvider;
+}
+
+/**
+ * Starts the service with `openai` at `providerUrl` (the Chat Completions
+ * root, without `/v1`); `databaseUrl` selects PostgreSQL, without it the
+ * embedded PGlite store (in memory).
+ */
+export async function startServiceClient(
+  providerUrl: string,
+  databaseUrl?: string,
+): Promise<ServiceClient> {
+  const service = await startService({
+    ROUTER_PROVIDERS_OPENAI_BASE_URL: `${providerUrl}/v1`,
+    ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
+  });
   try {
-    service = await startService({
-      ROUTER_PROVIDERS_OPENAI_BASE_URL: `${provider.url}/v1`,
-      ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
-    });
     const url = service.url;
     const headers = {
       ...await signedIn(url),
       "content-type": "application/json",
       "x-router-provider-openai-api-key": PROVIDER_KEY,
     };
-    const running = service;
     return {
       url,
-      provider,
+      pid: service.pid,
       headers,
       executePath: (id) => `/api/v1/sessions/${id}/execute`,
       newSession: () => newSession(url, headers),
-      recentErrors: () => running.recentErrors(),
+      recentErrors: () => service.recentErrors(),
+      close: () => service.stop(),
+    };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
+
+export async function startTurnService(databaseUrl?: string): Promise<TurnService> {
+  const provider = await startChatProvider();
+  try {
+    const client = await startServiceClient(provider.url, databaseUrl);
+    return {
+      ...client,
+      provider,
       async close() {
-        await running.stop();
+        await client.close();
         await provider.close();
       },
     };
   } catch (error) {
-    await service?.stop();
     await provider.close();
     throw error;
   }
 }
 
 /** One buffered turn; anything but `completed` is a failure, never a data point. */
-export async function executeTurn(s: TurnService, sessionId: string): Promise<void> {
+export async function executeTurn(s: ServiceClient, sessionId: string): Promise<void> {
   const envelope = await postJson(s.url, s.executePath(sessionId), s.headers, TURN_BODY);
   if (envelope.status !== "completed") {
     throw new Error(`turn ended ${envelope.status}: ${JSON.stringify(envelope)}`);
@@ -100,11 +118,6 @@ export interface OverheadRow {
   direct: { p50: number; p99: number };
   added: { p50: number; p99: number };
 }
-
-const spread = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-};
 
 /**
  * Concurrency 1. Each turn runs on a fresh session (made outside the timing),

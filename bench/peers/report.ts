@@ -1,0 +1,38 @@
+/** Markdown tables for the peer benchmark, and the number formats they share. */
+
+export type Cell = string | number;
+
+export function printTable(
+  title: string,
+  head: string[],
+  rows: Cell[][],
+): void {
+  console.log(`\n${title}\n`);
+  console.log(`| ${head.join(" | ")} |`);
+  console.log(`|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+}
+
+/** Milliseconds with two decimals ("—" when there is nothing to show). */
+export const ms = (value: number | undefined) =>
+  value === undefined || Number.isNaN(value) ? "—" : value.toFixed(2);
+
+export const whole = (value: number | undefined) =>
+  value === undefined || Number.isNaN(value) ? "—" : Math.round(value).toLocaleString("en-US");
+
+/** ours / theirs as "1.23×"; "—" when either side is missing or theirs is zero. */
+export function ratio(
+  ours: number | undefined,
+  theirs: number | undefined,
+): string {
+  if (
+    ours === undefined || theirs === undefined || Number.isNaN(ours) ||
+    Number.isNaN(theirs)
+  ) {
+    return "—";
+  }
+  return theirs === 0 ? "—" : `${(ours / theirs).toFixed(2)}×`;
+}
+
+export const verdict = (ok: boolean | undefined) =>
+  ok === undefined ? "not measured" : ok ? "pass" : "**fail**";
