@@ -9,6 +9,49 @@ import type { Target } from "./targets.ts";
 
 /** Turns one service session takes before a client moves on to a fresh one, so depth stays 0–9. */
 const TURNS_PER_SESSION = 10;
+/** The first run at each level only estimates the rate, so the measured run lasts about as asked. */
+const PILOT_MS = 2000;
+
+export interface Loop {
+  /** Times (ms) of the calls that succeeded. */
+  times: number[];
+  /** Messages of the calls that failed. */
+  errors: string[];
+  wallMs: number;
+}
+
+/**
+ * `clients` loops each calling `call(client, n)` (n counting that client's
+ * calls from 0) back to back while `more()` says so. A failed call is counted,
+ * never a data point.
+ */
+export async function closedLoop(
+  clients: number,
+  more: () => boolean,
+  call: (client: number, n: number) => Promise<unknown>,
+): Promise<Loop> {
+  const times: number[] = [];
+  const errors: string[] = [];
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, async (_, client) => {
+    for (let n = 0; more(); n++) {
+      const t = performance.now();
+      try {
+        await call(client, n);
+        times.push(performance.now() - t);
+      } catch (error) {
+        errors.push(String(error));
+      }
+    }
+  }));
+  return { times, errors, wallMs: performance.now() - start };
+}
+
+/** Keeps going for `ms` from the first call. */
+export function forMs(ms: number): () => boolean {
+  let end: number | undefined;
+  return () => performance.now() < (end ??= performance.now() + ms);
+}
 
 export interface Throughput {
   requests: number;
@@ -23,46 +66,42 @@ export interface Throughput {
   firstError?: string;
 }
 
+/**
+ * Buffered requests from `clients` clients back to back for about `seconds`:
+ * a pilot run estimates the rate, then a fixed number of requests runs on
+ * conversations made beforehand (for the service, sessions of at most
+ * TURNS_PER_SESSION turns, so history depth stays out of the numbers).
+ */
 export async function throughput(
   target: Target,
   clients: number,
-  total: number,
+  seconds: number,
 ): Promise<Throughput> {
-  const perClient = Math.ceil(Math.ceil(total / clients) * 1.5 / TURNS_PER_SESSION) + 1;
-  const all = await target.conversations(clients * perClient);
-  const own = Array.from(
-    { length: clients },
-    (_, c) => all.slice(c * perClient, (c + 1) * perClient),
+  const pilotConversations = await target.conversations(clients);
+  const pilot = await closedLoop(
+    clients,
+    forMs(PILOT_MS),
+    (c) => target.buffered(pilotConversations[c]),
   );
-  await Promise.all(own.map((list) => target.buffered(list[0]))); // warm up
-  const times: number[] = [];
-  const errors: string[] = [];
+  const total = Math.max(clients * 4, Math.round(pilot.times.length / PILOT_MS * 1000 * seconds));
+  const perClient = Math.ceil(Math.ceil(total / clients) * 1.5 / TURNS_PER_SESSION);
+  const all = await target.conversations(clients * perClient);
   let started = 0;
   const cpuBefore = cpuMs(target.pid);
-  const start = performance.now();
-  await Promise.all(own.map(async (list) => {
-    for (let turn = 1; started < total; turn++) {
-      started++;
-      const conversation = list[Math.floor(turn / TURNS_PER_SESSION) % list.length];
-      const t = performance.now();
-      try {
-        await target.buffered(conversation);
-        times.push(performance.now() - t);
-      } catch (error) {
-        errors.push(String(error));
-      }
-    }
-  }));
-  const wall = performance.now() - start;
+  const loop = await closedLoop(
+    clients,
+    () => started++ < total,
+    (c, n) => target.buffered(all[c * perClient + Math.floor(n / TURNS_PER_SESSION) % perClient]),
+  );
   const cpu = cpuMs(target.pid) - cpuBefore;
   return {
-    requests: times.length,
-    perSecond: times.length / (wall / 1000),
-    cpuMsPerRequest: cpu / times.length,
-    cores: cpu / wall,
-    ...spread(times),
-    errors: errors.length,
-    firstError: errors[0],
+    requests: loop.times.length,
+    perSecond: loop.times.length / (loop.wallMs / 1000),
+    cpuMsPerRequest: cpu / loop.times.length,
+    cores: cpu / loop.wallMs,
+    ...spread(loop.times),
+    errors: loop.errors.length,
+    firstError: loop.errors[0],
   };
 }
 

@@ -39,6 +39,12 @@ function postgresUrl(): Promise<string | undefined> {
   });
 }
 
+const skipped = (asked: boolean, url: string | undefined) =>
+  !asked
+    ? " (PostgreSQL not asked for)"
+    : url
+    ? ""
+    : " (PostgreSQL skipped: no DATABASE_URL and nothing on 127.0.0.1:5432)";
 const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 const runtime = process.versions.bun
   ? `Bun ${process.versions.bun}`
@@ -90,9 +96,7 @@ try {
       `Fake provider (bench/chat_provider.ts): a ${runtime} process of its own. ` +
       `Portkey: Node.js ${nodeVersion()} (start-server.js --headless). ` +
       `Service: ${runtime} (src/runtime), ${services.map((s) => s.store).join(" and ")}` +
-      `${
-        adminUrl ? "" : " (PostgreSQL skipped: no DATABASE_URL and nothing on 127.0.0.1:5432)"
-      }. ` +
+      `${skipped(options.stores.has("postgres"), adminUrl)}. ` +
       `All on one machine with ${navigator.hardwareConcurrency} cores.`,
   );
 

@@ -23,10 +23,12 @@ export interface PeerOptions {
   stores: Set<Store>;
   latency: Blocks;
   throughputClients: number[];
-  throughputRequests: number;
+  /** About how long each throughput row runs. */
+  throughputSeconds: number;
   streamLevels: number[];
   previewClients: number[];
-  previewRequests: number;
+  /** How long each preview row runs. */
+  previewSeconds: number;
 }
 
 function listOf<T extends string>(
@@ -68,9 +70,9 @@ export function readOptions(
       ? { blocks: 4, perBlock: 25, warmUp: 10 }
       : { blocks: 10, perBlock: 50, warmUp: 30 },
     throughputClients: [32, 64],
-    throughputRequests: quick ? 600 : 3000,
+    throughputSeconds: quick ? 3 : 10,
     streamLevels: quick ? [128, 512] : [128, 512, 1024],
     previewClients: [1, 32],
-    previewRequests: quick ? 600 : 3000,
+    previewSeconds: quick ? 2 : 5,
   };
 }

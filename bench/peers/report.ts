@@ -2,14 +2,14 @@
 
 export type Cell = string | number;
 
-export function printTable(
-  title: string,
-  head: string[],
-  rows: Cell[][],
-): void {
+const NUMBER = /^(-?[\d,.]+( MB| ms|×)?|—)$/;
+
+/** Prints a markdown table, right-aligning the columns that hold only numbers. */
+export function printTable(title: string, head: string[], rows: Cell[][]): void {
+  const numeric = (i: number) => rows.every((row) => NUMBER.test(String(row[i])));
   console.log(`\n${title}\n`);
   console.log(`| ${head.join(" | ")} |`);
-  console.log(`|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
+  console.log(`|${head.map((_, i) => (numeric(i) ? "---:" : "---")).join("|")}|`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 }
 

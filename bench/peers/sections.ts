@@ -3,10 +3,18 @@
  * soon as it is measured and keeping its numbers for the "Done when" summary.
  */
 import process from "node:process";
-import { measureConcurrent, spread } from "../measure.ts";
+import { spread } from "../measure.ts";
 import type { ServiceClient } from "../turn_http.ts";
 import { depthBreakdown, type DepthBucket, interleavedLatency } from "./latency.ts";
-import { STREAM_PACE, type StreamLevel, streams, type Throughput, throughput } from "./load.ts";
+import {
+  closedLoop,
+  forMs,
+  STREAM_PACE,
+  type StreamLevel,
+  streams,
+  type Throughput,
+  throughput,
+} from "./load.ts";
 import type { PeerOptions } from "./options.ts";
 import type { ProviderProcess } from "./provider_process.ts";
 import { ms, printTable, ratio, whole } from "./report.ts";
@@ -131,7 +139,7 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   for (const clients of b.options.throughputClients) {
     for (const t of [b.portkey, ...b.services.map((s) => s.target)]) {
       progress(`throughput: ${t.name}, ${clients} clients …`);
-      const m = await throughput(t, clients, b.options.throughputRequests);
+      const m = await throughput(t, clients, b.options.throughputSeconds);
       r.throughput.set(`${t.name}@${clients}`, m);
       const theirs = r.throughput.get(`${b.portkey.name}@${clients}`)!;
       const ours = t !== b.portkey;
@@ -151,7 +159,7 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   }
   await b.provider.setPace({ delayMs: 0 });
   printTable(
-    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, ${b.options.throughputRequests} requests per row (service: sessions of at most 10 turns). CPU: the target process's utime+stime from /proc`,
+    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: sessions of at most 10 turns). CPU: the target process's utime+stime from /proc`,
     [
       "target",
       "clients",
@@ -218,24 +226,17 @@ export async function previewSection(b: Bench, r: Results): Promise<void> {
     const call = await previewCall(s.client);
     for (const clients of b.options.previewClients) {
       progress(`preview: ${s.store}, ${clients} clients …`);
-      const row = await measureConcurrent(
-        "",
-        b.options.previewRequests,
-        clients,
-        call,
-      );
-      r.preview.set(`${s.target.name}@${clients}`, row.perSecond);
-      rows.push([
-        s.store,
-        clients,
-        whole(row.perSecond),
-        ms(row.p50),
-        ms(row.p99),
-      ]);
+      await closedLoop(clients, forMs(1000), call); // warm up
+      const loop = await closedLoop(clients, forMs(b.options.previewSeconds * 1000), call);
+      if (loop.errors.length > 0) throw new Error(`preview failed: ${loop.errors[0]}`);
+      const perSecond = loop.times.length / (loop.wallMs / 1000);
+      r.preview.set(`${s.target.name}@${clients}`, perSecond);
+      const { p50, p99 } = spread(loop.times);
+      rows.push([s.store, clients, whole(perSecond), ms(p50), ms(p99)]);
     }
   }
   printTable(
-    `5. POST /api/v1/sessions/{id}/preview (TURN_BODY's policy, listings cached), ${b.options.previewRequests} requests per row (service only)`,
+    `5. POST /api/v1/sessions/{id}/preview (TURN_BODY's policy, listings cached), ${b.options.previewSeconds} s per row after 1 s of warm-up (service only)`,
     ["store", "clients", "requests/s", "p50 ms", "p99 ms"],
     rows,
   );
