@@ -1,11 +1,6 @@
 /** Issue 10's "Done when" list, each target against what this run measured. */
 import { printTable, ratio, verdict, whole } from "./report.ts";
-import type { Bench, Results } from "./sections.ts";
-
-export interface Memory {
-  idle: Map<string, number>;
-  loaded: Map<string, number>;
-}
+import type { Bench, Memory, Results } from "./context.ts";
 
 export function printDoneWhen(
   b: Bench,

@@ -8,16 +8,17 @@
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import process from "node:process";
-import { createScratchDatabase, type ScratchDatabase } from "../../tests/support/databases.ts";
+import { createScratchDatabase } from "../../tests/support/databases.ts";
 import { runDecisionBench } from "../decision.ts";
 import { startServiceClient } from "../turn_http.ts";
-import { type Memory, printDoneWhen } from "./done_when.ts";
-import { readOptions } from "./options.ts";
+import { printDoneWhen } from "./done_when.ts";
+import { readOptions, type Section } from "./options.ts";
 import { installPeers, nodeVersion, portkeyVersion, startPortkey } from "./portkey.ts";
 import { rssMb, sampleRss } from "./proc.ts";
 import { startProviderProcess } from "./provider_process.ts";
-import { printTable, ratio, whole } from "./report.ts";
-import * as sections from "./sections.ts";
+import { type Bench, type Memory, newResults, type Service } from "./context.ts";
+import { depthSection, latencySection, previewSection } from "./latency_sections.ts";
+import { printMemory, streamsSection, throughputSection } from "./load_sections.ts";
 import { directTarget, portkeyTarget, serviceTarget } from "./targets.ts";
 
 const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -52,6 +53,7 @@ const runtime = process.versions.bun
 const options = readOptions(process.argv.slice(2), process.env);
 installPeers();
 const cleanups: (() => Promise<void>)[] = [];
+const services: Service[] = [];
 try {
   const provider = await startProviderProcess();
   cleanups.unshift(provider.stop);
@@ -60,13 +62,12 @@ try {
   const stores: { store: string; url?: string }[] = [];
   if (options.stores.has("pglite")) stores.push({ store: "PGlite" });
   const adminUrl = options.stores.has("postgres") ? await postgresUrl() : undefined;
-  let scratch: ScratchDatabase | undefined;
   if (adminUrl) {
-    scratch = await createScratchDatabase(adminUrl);
+    const scratch = await createScratchDatabase(adminUrl);
     cleanups.push(scratch.drop); // after the service using it stopped
     stores.push({ store: "PostgreSQL", url: scratch.url });
   }
-  const services: sections.Service[] = [];
+  if (stores.length === 0) throw new Error("no store to measure: PostgreSQL is not reachable");
   for (const { store, url } of stores) {
     const client = await startServiceClient(provider.url, url);
     cleanups.unshift(client.close);
@@ -82,7 +83,7 @@ try {
   const [first] = await services[0].target.conversations(1);
   await services[0].target.buffered(first);
   const body = await provider.lastBody();
-  const bench: sections.Bench = {
+  const bench: Bench = {
     options,
     provider,
     direct: directTarget(provider.pid, provider.url, body),
@@ -100,40 +101,33 @@ try {
       `All on one machine with ${navigator.hardwareConcurrency} cores.`,
   );
 
-  const results = sections.newResults();
-  const has = (s: Parameters<typeof options.sections.has>[0]) => options.sections.has(s);
-  if (has("latency")) await sections.latencySection(bench, results);
-  if (has("depth") && services.length) await sections.depthSection(bench, results);
-  if (has("preview") && services.length) await sections.previewSection(bench, results);
+  const results = newResults();
+  const has = (s: Section) => options.sections.has(s);
+  if (has("latency")) await latencySection(bench, results);
+  if (has("depth")) await depthSection(bench, results);
+  if (has("preview")) await previewSection(bench, results);
   const pids = [portkey.pid, ...services.map((s) => s.client.pid)];
   const sampler = sampleRss(pids);
-  if (has("throughput")) await sections.throughputSection(bench, results);
-  if (has("streams")) await sections.streamsSection(bench, results);
+  if (has("throughput")) await throughputSection(bench, results);
+  if (has("streams")) await streamsSection(bench, results);
   const peaks = sampler.stop();
   if (has("throughput") || has("streams")) {
     memory.loaded.set(pkName, peaks.get(portkey.pid)!);
     for (const s of services) memory.loaded.set(s.target.name, peaks.get(s.client.pid)!);
   }
-  const names = [pkName, ...services.map((s) => s.target.name)];
-  printTable(
-    `6. Resident memory (VmRSS) of each target process: idle after start, sign-in and ${
-      SETTLE_MS / 1000
-    } s; loaded: the peak sampled every 100 ms through the throughput and stream runs`,
-    ["process", "idle MB", "loaded peak MB", "idle ours/Portkey", "loaded ours/Portkey"],
-    names.map((n) => [
-      n,
-      whole(memory.idle.get(n)),
-      whole(memory.loaded.get(n)),
-      n === pkName ? "—" : ratio(memory.idle.get(n), memory.idle.get(pkName)),
-      n === pkName ? "—" : ratio(memory.loaded.get(n), memory.loaded.get(pkName)),
-    ]),
-  );
+  printMemory(bench, memory, SETTLE_MS);
   const decisionP99 = Math.max(...runDecisionBench().map((row) => row.p99));
   printDoneWhen(bench, results, memory, decisionP99);
   console.log(
     `\nMachine load average (1 min) at the start and the end: ${loadAtStart} / ${loadAverage()} ` +
       `(${navigator.hardwareConcurrency} cores, shared with whatever else runs on this machine).`,
   );
+} catch (error) {
+  // What the service said at error level explains most failed runs.
+  for (const s of services) {
+    for (const line of s.client.recentErrors()) console.error(`${s.store}: ${line}`);
+  }
+  throw error;
 } finally {
   for (const cleanup of cleanups) await cleanup();
 }
