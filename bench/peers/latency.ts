@@ -37,52 +37,57 @@ export async function interleavedLatency(
   return times;
 }
 
-export const DEPTH_BUCKETS: [number, number][] = [[0, 9], [10, 49], [50, 99], [
-  100,
-  149,
-], [
-  150,
-  199,
-]];
+export const DEPTH_BUCKETS: [number, number][] = [
+  [0, 9],
+  [10, 49],
+  [50, 99],
+  [100, 149],
+  [150, 199],
+];
 
 export interface DepthBucket {
   from: number;
   to: number;
   turn: { p50: number; p99: number };
   added: { p50: number; p99: number };
+  /** Turns on fresh sessions (depth 0), each sent right after one of this bucket's turns. */
+  fresh: { p50: number; p99: number };
 }
 
 /**
- * One session driven turn by turn to the last bucket's depth; each turn's
+ * One session driven turn by turn to the last bucket's depth. Each turn's
  * added latency is its time minus sending the provider the very body the
- * service sent it for that turn (which grows with the history).
+ * service sent it (which grows with the history); each is followed by a turn
+ * on a fresh session, so a bucket can be set against depth 0 at the same
+ * moment, whatever the machine's drift between the first and last bucket.
  */
 export async function depthBreakdown(
   target: Target,
   provider: ProviderProcess,
 ): Promise<DepthBucket[]> {
-  const [session] = await target.conversations(1);
+  const last = DEPTH_BUCKETS.at(-1)![1];
+  const [session, ...freshSessions] = await target.conversations(last + 2);
+  const timed = async (fn: () => Promise<void>) => {
+    const start = performance.now();
+    await fn();
+    return performance.now() - start;
+  };
   const turns: number[] = [];
   const added: number[] = [];
-  const last = DEPTH_BUCKETS.at(-1)![1];
+  const fresh: number[] = [];
   for (let depth = 0; depth <= last; depth++) {
-    const start = performance.now();
-    await target.buffered(session);
-    const turn = performance.now() - start;
-    const direct = directTarget(
-      provider.pid,
-      provider.url,
-      await provider.lastBody(),
-    );
-    const directStart = performance.now();
-    await direct.buffered("");
+    const turn = await timed(() => target.buffered(session));
+    const direct = directTarget(provider.pid, provider.url, await provider.lastBody());
     turns.push(turn);
-    added.push(turn - (performance.now() - directStart));
+    added.push(turn - await timed(() => direct.buffered("")));
+    fresh.push(await timed(() => target.buffered(freshSessions[depth])));
   }
+  const bucket = (times: number[], from: number, to: number) => spread(times.slice(from, to + 1));
   return DEPTH_BUCKETS.map(([from, to]) => ({
     from,
     to,
-    turn: spread(turns.slice(from, to + 1)),
-    added: spread(added.slice(from, to + 1)),
+    turn: bucket(turns, from, to),
+    added: bucket(added, from, to),
+    fresh: bucket(fresh, from, to),
   }));
 }

@@ -65,6 +65,8 @@ export async function depthSection(b: Bench, r: Results): Promise<void> {
         ms(k.turn.p50),
         ms(k.added.p50),
         ms(k.added.p99),
+        ms(k.fresh.p50),
+        ratio(k.turn.p50, k.fresh.p50),
       ]);
     }
     const [first, last] = [buckets[0], buckets.at(-1)!];
@@ -74,16 +76,20 @@ export async function depthSection(b: Bench, r: Results): Promise<void> {
       ratio(last.turn.p50, first.turn.p50),
       ratio(last.added.p50, first.added.p50),
       ratio(last.added.p99, first.added.p99),
+      ratio(last.fresh.p50, first.fresh.p50),
+      "",
     ]);
   }
   printTable(
-    "2. History depth: one session driven turn by turn; each turn's added latency is its time minus the provider answering the very body the service sent it",
+    "2. History depth: one session driven turn by turn to 200 turns; a turn's added latency is its time minus the provider answering the very body the service sent it. Each turn is followed by one on a fresh session (depth 0, same moment): the last column sets the two side by side, cancelling the machine's drift between buckets",
     [
       "store",
       "depth (turns before)",
       "turn p50 ms",
       "added p50 ms",
       "added p99 ms",
+      "fresh-session turn p50 ms",
+      "turn p50 / fresh p50",
     ],
     rows,
   );
