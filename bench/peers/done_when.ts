@@ -1,5 +1,5 @@
 /** Issue 10's "Done when" list, each target against what this run measured. */
-import { printTable, ratio, verdict, whole } from "./report.ts";
+import { ms, printTable, ratio, verdict, whole } from "./report.ts";
 import type { Bench, Memory, Results } from "./context.ts";
 
 export function printDoneWhen(
@@ -9,10 +9,7 @@ export function printDoneWhen(
   decisionP99: number | undefined,
 ): void {
   const pk = b.portkey.name;
-  const f = (
-    v: number | undefined,
-    unit = "ms",
-  ) => (v === undefined ? "—" : `${v.toFixed(2)} ${unit}`);
+  const f = (v: number | undefined, unit = "ms") => (ms(v) === "—" ? "—" : `${ms(v)} ${unit}`);
   const rows: string[][] = [];
   const add = (
     target: string,

@@ -29,7 +29,8 @@ export interface Target {
   streamed(conversation: string): Promise<StreamTrace>;
 }
 
-const STREAM_TIMEOUT_MS = 120_000;
+/** A 2 s answer not done in a minute is a failure, not a data point worth waiting for. */
+const STREAM_TIMEOUT_MS = 60_000;
 const blanks = (count: number) => Promise.resolve(Array.from({ length: count }, () => ""));
 
 async function readStream(
