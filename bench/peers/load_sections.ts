@@ -4,7 +4,7 @@
  */
 import { type Bench, type Memory, progress, type Results } from "./context.ts";
 import { STREAM_PACE, streams, throughput } from "./load.ts";
-import { ms, printTable, ratio, whole } from "./report.ts";
+import { failures, ms, printTable, ratio, whole } from "./report.ts";
 
 export async function throughputSection(b: Bench, r: Results): Promise<void> {
   await b.provider.setPace({ delayMs: 20 });
@@ -24,7 +24,7 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
         m.cores.toFixed(2),
         ms(m.p50),
         ms(m.p99),
-        m.errors === 0 ? "0" : `${m.errors} (${m.firstError?.slice(0, 120)})`,
+        failures(m.errors, m.firstError),
         ours ? ratio(m.perSecond, theirs.perSecond) : "—",
         ours ? ratio(m.cpuMsPerRequest, theirs.cpuMsPerRequest) : "—",
       ]);
@@ -63,7 +63,7 @@ export async function streamsSection(b: Bench, r: Results): Promise<void> {
         t.name,
         n,
         level.stallFree,
-        level.failed === 0 ? "0" : `${level.failed} (${level.firstError?.slice(0, 120)})`,
+        failures(level.failed, level.firstError),
         ms(level.addedGapP99),
         ms(level.firstDeltaP50),
         level.seconds.toFixed(1),

@@ -36,3 +36,10 @@ export function ratio(
 
 export const verdict = (ok: boolean | undefined) =>
   ok === undefined ? "not measured" : ok ? "pass" : "**fail**";
+
+/** A count with the first failure's message, fit for a table cell. */
+export function failures(count: number, first: string | undefined): string {
+  if (count === 0) return "0";
+  const message = (first ?? "").replace(/\s+/g, " ").replaceAll("|", "\\|").slice(0, 120);
+  return `${count} (${message})`;
+}
