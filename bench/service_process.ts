@@ -22,13 +22,19 @@ export interface ServiceProcess {
 
 const KEPT_ERRORS = 5;
 
-/** How this runtime runs a TypeScript entry file (relative to the project root). */
-export function runtimeArgs(file: string): string[] {
-  return onBun ? [file] : ["run", "--allow-all", file];
+/**
+ * How this runtime runs a TypeScript entry file (relative to the project root);
+ * `runtimeFlags` go to the runtime before the entry file (e.g. `--inspect=127.0.0.1:9229`).
+ */
+export function runtimeArgs(file: string, runtimeFlags: readonly string[] = []): string[] {
+  return onBun ? [...runtimeFlags, file] : ["run", "--allow-all", ...runtimeFlags, file];
 }
 
-export function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  const args = runtimeArgs(onBun ? "src/runtime/bun.ts" : "src/runtime/deno.ts");
+export function startService(
+  env: Record<string, string>,
+  runtimeFlags: readonly string[] = [],
+): Promise<ServiceProcess> {
+  const args = runtimeArgs(onBun ? "src/runtime/bun.ts" : "src/runtime/deno.ts", runtimeFlags);
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.ROUTER_CONFIG;

@@ -43,16 +43,17 @@ export interface TurnService extends ServiceClient {
 /**
  * Starts the service with `openai` at `providerUrl` (the Chat Completions
  * root, without `/v1`); `databaseUrl` selects PostgreSQL, without it the
- * embedded PGlite store (in memory).
+ * embedded PGlite store (in memory); `runtimeFlags` go to the runtime.
  */
 export async function startServiceClient(
   providerUrl: string,
   databaseUrl?: string,
+  runtimeFlags: readonly string[] = [],
 ): Promise<ServiceClient> {
   const service = await startService({
     ROUTER_PROVIDERS_OPENAI_BASE_URL: `${providerUrl}/v1`,
     ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
-  });
+  }, runtimeFlags);
   try {
     const url = service.url;
     const headers = {
@@ -75,10 +76,13 @@ export async function startServiceClient(
   }
 }
 
-export async function startTurnService(databaseUrl?: string): Promise<TurnService> {
+export async function startTurnService(
+  databaseUrl?: string,
+  runtimeFlags: readonly string[] = [],
+): Promise<TurnService> {
   const provider = await startChatProvider();
   try {
-    const client = await startServiceClient(provider.url, databaseUrl);
+    const client = await startServiceClient(provider.url, databaseUrl, runtimeFlags);
     return {
       ...client,
       provider,
