@@ -7,7 +7,7 @@
  * one session each, with the provider answering in 20 ms.
  */
 import { BENCH_MODEL, type ChatProvider, startChatProvider } from "./chat_provider.ts";
-import { type BenchRow, spread } from "./measure.ts";
+import { type BenchRow, type Spread, spread } from "./measure.ts";
 import { newSession, postJson, signedIn, startService } from "./service_process.ts";
 
 export const PROVIDER_KEY = "sk-bench-0123456789";
@@ -118,9 +118,9 @@ async function callProviderDirectly(s: TurnService, body: string): Promise<void>
 export interface OverheadRow {
   store: string;
   turns: number;
-  execute: { p50: number; p99: number };
-  direct: { p50: number; p99: number };
-  added: { p50: number; p99: number };
+  execute: Spread;
+  direct: Spread;
+  added: Spread;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** What every section of the peer benchmark works on, and the numbers it keeps for the summary. */
 import process from "node:process";
+import type { Spread } from "../measure.ts";
 import type { ServiceClient } from "../turn_http.ts";
 import type { DepthBucket } from "./latency.ts";
 import type { StreamLevel, Throughput } from "./load.ts";
@@ -23,7 +24,7 @@ export interface Bench {
 
 /** Numbers kept for the summary, keyed by target name (and `@clients` / `@streams`). */
 export interface Results {
-  added: Map<string, { p50: number; p99: number }>;
+  added: Map<string, Spread>;
   depth: Map<string, DepthBucket[]>;
   throughput: Map<string, Throughput>;
   streams: Map<string, StreamLevel>;

@@ -4,7 +4,7 @@
  * block) so drift of the shared machine hits all of them alike; and the
  * service's cost as one session's history grows.
  */
-import { spread } from "../measure.ts";
+import { type Spread, spread } from "../measure.ts";
 import type { ProviderProcess } from "./provider_process.ts";
 import { directTarget, type Target } from "./targets.ts";
 
@@ -48,10 +48,10 @@ export const DEPTH_BUCKETS: [number, number][] = [
 export interface DepthBucket {
   from: number;
   to: number;
-  turn: { p50: number; p99: number };
-  added: { p50: number; p99: number };
+  turn: Spread;
+  added: Spread;
   /** Turns on fresh sessions (depth 0), each sent right after one of this bucket's turns. */
-  fresh: { p50: number; p99: number };
+  fresh: Spread;
 }
 
 /**
