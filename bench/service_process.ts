@@ -20,7 +20,7 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-const KEPT_ERRORS = 5;
+const KEPT_ERRORS = 12;
 
 /**
  * How this runtime runs a TypeScript entry file (relative to the project root);
@@ -51,13 +51,17 @@ export function startService(
     });
   const errors: string[] = [];
   let partial = "";
-  // Keep draining the request log so the pipe never fills, holding on to errors only.
+  // Keep draining the request log so the pipe never fills, holding on to errors only:
+  // error-level log lines, and lines that are no log record at all (a crash's stack trace).
   const keepErrors = (chunk: Uint8Array) => {
     const lines = (partial + new TextDecoder().decode(chunk)).split("\n");
     partial = lines.pop()!;
-    for (const l of lines) if (l.includes('"level":"error"')) errors.push(l);
+    for (const l of lines) {
+      if (l.includes('"level":"error"') || !l.startsWith("{")) errors.push(l);
+    }
     errors.splice(0, Math.max(0, errors.length - KEPT_ERRORS));
   };
+  child.on("exit", (code, signal) => errors.push(`(the service exited: ${code ?? signal})`));
   return new Promise((resolve, reject) => {
     let output = "";
     const onData = (chunk: Uint8Array) => {
