@@ -5,7 +5,9 @@
  * port; the load generator is this process. Prints markdown tables with the
  * ratio ours/Portkey, then issue 10's "Done when" list with pass/fail.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect } from "node:net";
 import process from "node:process";
 import { createScratchDatabase } from "../../tests/support/databases.ts";
@@ -69,7 +71,13 @@ try {
   }
   if (stores.length === 0) throw new Error("no store to measure: PostgreSQL is not reachable");
   for (const { store, url } of stores) {
-    const client = await startServiceClient(provider.url, url);
+    // The embedded store as users run it: a data directory on disk, not `memory://`.
+    const dataDir = url === undefined ? mkdtempSync(join(tmpdir(), "switchyard-bench-")) : null;
+    if (dataDir !== null) {
+      cleanups.push(() => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })));
+    }
+    const env = dataDir === null ? {} : { ROUTER_STORAGE_PATH: join(dataDir, "data") };
+    const client = await startServiceClient(provider.url, url, [], env);
     cleanups.unshift(client.close);
     services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
   }
