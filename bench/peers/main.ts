@@ -76,7 +76,9 @@ try {
     if (dataDir !== null) {
       cleanups.push(() => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })));
     }
-    const env = dataDir === null ? {} : { ROUTER_STORAGE_PATH: join(dataDir, "data") };
+    const env: Record<string, string> = dataDir === null
+      ? {}
+      : { ROUTER_STORAGE_PATH: join(dataDir, "data") };
     const client = await startServiceClient(provider.url, url, [], env);
     cleanups.unshift(client.close);
     services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
