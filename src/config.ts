@@ -22,6 +22,8 @@ export interface Config {
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
   limits: { maxRequestBodyBytes: number; providerTimeoutMs: number };
+  /** Browser origins answered with CORS headers; none unless the operator lists them. */
+  http: { corsOrigins: string[] };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
 }
@@ -33,7 +35,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "string" | "url" | "port" | "positive_int" | "boolean";
+type Kind = "string" | "url" | "port" | "positive_int" | "boolean" | "origins";
 
 const SCALAR_KEYS: Record<string, Kind> = {
   "router.host": "string",
@@ -44,6 +46,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.auth.bootstrap_enabled": "boolean",
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
+  "router.http.cors_origins": "origins",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -93,7 +96,31 @@ function coerce(key: string, kind: Kind, value: unknown, fromEnv: boolean): unkn
       }
       return n;
     }
+    case "origins":
+      return origins(key, value, fromEnv);
   }
+}
+
+/**
+ * A list of exact origins (`https://app.example.com`, `http://localhost:5173`);
+ * from a variable, comma-separated. No wildcard: each origin is the operator's word.
+ */
+function origins(key: string, value: unknown, fromEnv: boolean): string[] {
+  const list = fromEnv && typeof value === "string"
+    ? value.split(",").map((o) => o.trim()).filter((o) => o !== "")
+    : value;
+  const expected = 'expected a list of origins such as "https://app.example.com"';
+  if (!Array.isArray(list)) throw new ConfigError(key, `${expected}, got ${describe(value)}`);
+  for (const origin of list) {
+    const url = typeof origin === "string" && URL.canParse(origin) ? new URL(origin) : undefined;
+    if (url === undefined || url.origin !== origin || !["http:", "https:"].includes(url.protocol)) {
+      throw new ConfigError(
+        key,
+        `${expected} (scheme, host and port only), got ${describe(origin)}`,
+      );
+    }
+  }
+  return list;
 }
 
 /** Flattens the file's `router` table into dotted keys, rejecting unknown keys. */
@@ -218,6 +245,7 @@ export async function loadConfig(
       maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
       providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
     },
+    http: { corsOrigins: get("router.http.cors_origins", []) as string[] },
     providers: providersFrom(flat, env),
   };
 }

@@ -2,6 +2,7 @@ import { failure, ServiceError } from "../core/errors.ts";
 import { authenticate } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
+import { corsFor } from "./cors.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
 import { compileRoutes, type Route } from "./router.ts";
@@ -12,6 +13,7 @@ export type Handler = (request: Request) => Promise<Response>;
 /** The whole service as one web-standard handler. */
 export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = ROUTES): Handler {
   const match = compileRoutes(routes);
+  const cors = corsFor(deps.config.http.corsOrigins);
 
   async function route(request: Request, url: URL): Promise<Response> {
     const queryCredential = credentialInQuery(url);
@@ -46,10 +48,11 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     const url = new URL(request.url);
     let response: Response;
     try {
-      response = await route(request, url);
+      response = cors.preflight(request) ?? await route(request, url);
     } catch (error) {
       response = toErrorResponse(error, deps);
     }
+    response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.
     deps.logger.info("request", {
       method: request.method,
