@@ -98,19 +98,22 @@ async function runPrompt(
     },
     onApproval: (request) => ctx.term.confirm(question(request)),
   });
-  let interrupts = 0;
-  const onInterrupt = () => {
-    if (++interrupts > 1) process.exit(130);
-    ctx.term.err("\n[break]\n");
-    void run.break();
-  };
-  process.on("SIGINT", onInterrupt);
+  current = { run, interrupts: 0 };
   try {
     const result = await run;
     if (result.interrupted && wroteText) ctx.term.out("\n");
   } finally {
-    process.off("SIGINT", onInterrupt);
+    current = undefined;
   }
+}
+
+/** The run Ctrl-C breaks; a second Ctrl-C, or one while no run is going, quits. */
+let current: { run: { break(): Promise<void> }; interrupts: number } | undefined;
+
+function onInterrupt(ctx: Context): void {
+  if (current === undefined || ++current.interrupts > 1) process.exit(130);
+  ctx.term.err("\n[break]\n");
+  void current.run.break();
 }
 
 export async function chat(
@@ -120,11 +123,14 @@ export async function chat(
 ): Promise<void> {
   let id = o.session;
   if (id === undefined) {
-    const title = o.title ?? (prompt ? prompt.slice(0, 60) : "chat");
+    // A title is stored readable: an encrypted session's never comes from its prompt.
+    const title = o.title ?? (prompt && !o.key ? prompt.slice(0, 60) : "chat");
     id = (await ctx.client.sessions.create({ title }, { key: o.key })).id;
     ctx.term.err(`session ${id}${o.key ? ` (encrypted with ${o.key.keyId})` : ""}\n`);
   }
   const session = ctx.client.session(id, { key: o.key });
+  // Installed once for the command: removing a signal listener mid-way can let a late signal kill the process.
+  process.on("SIGINT", () => onInterrupt(ctx));
   if (prompt !== undefined) return await runPrompt(ctx, session, prompt, o);
   for (;;) {
     const line = await ctx.term.line("> ");

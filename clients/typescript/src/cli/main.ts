@@ -15,7 +15,6 @@ import { type Context, openContext, providerKeys, requireLogin } from "./context
 import { errorLine } from "./error_line.ts";
 import { loadOrCreateKey } from "./key_file.ts";
 import { loadPolicy } from "./policy_file.ts";
-import { policyTest } from "./policy_test.ts";
 import { terminal } from "./terminal.ts";
 
 const USAGE = `usage: switchyard <command> [options]
