@@ -117,12 +117,10 @@ async function run(argv: string[]): Promise<number> {
       if (rest[0] !== "test" || rest[1] === undefined) {
         throw new Error("usage: switchyard policy test <cases-dir> [--update]");
       }
-      return (await policyTest(term, rest[1], {
-          update: flags.update ?? false,
-          catalog: flags.catalog,
-        }))
-        ? 0
-        : 1;
+      // Loaded only here: the routing core is the heaviest part of the client.
+      const { policyTest } = await import("./policy_test.ts");
+      const options = { update: flags.update ?? false, catalog: flags.catalog };
+      return (await policyTest(term, rest[1], options)) ? 0 : 1;
     }
     const ctx = await openContext(flags, term, flags["api-key"] ?? process.env.SWITCHYARD_API_KEY);
     if (command === "login") return await login(ctx), 0;
