@@ -17,7 +17,8 @@ export interface TurnStream extends AsyncIterable<TurnStreamEvent> {
 
 export function turnStream(body: ReadableStream<Uint8Array>): TurnStream {
   const reader = body
-    .pipeThrough(new TextDecoderStream())
+    // The DOM typings of some TypeScript versions type its writable side as BufferSource only.
+    .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
     .pipeThrough(new EventSourceParserStream())
     .getReader();
   let last: TurnEndEvent | undefined;
