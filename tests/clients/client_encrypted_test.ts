@@ -5,60 +5,32 @@
  * provider did receive.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import {
-  createClient,
   createSessionKey,
   exportSessionKey,
   importSessionKey,
   open,
   type SessionKey,
-  type SwitchyardClient,
   SwitchyardError,
 } from "../../clients/typescript/src/index.ts";
-import type { TestApp } from "../support/app.ts";
 import { dumpDatabase } from "../support/db_dump.ts";
-import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import {
-  createEngineApp,
-  openAiReply,
-  openAiStream,
-  openAiToolCallStream,
-} from "../support/engine_app.ts";
-import { type Served, serveHandler } from "../support/serve_handler.ts";
+import { openAiReply, openAiStream, openAiToolCallStream } from "../support/engine_app.ts";
+import { clientHarness, clientPolicy } from "../support/client_harness.ts";
 
-let openai: FakeProvider;
-let app: TestApp;
-let served: Served;
-let client: SwitchyardClient;
+const h = clientHarness();
+const policy = clientPolicy;
 let key: SessionKey;
-const policy = {
-  routing: { default: { model: "openai/gpt-4o-mini" } },
-  tools: { permissions: { file_read: "allow" as const, shell: "ask" as const } },
-  privacy: { remote: { mode: "allow" as const } },
-};
-
 before(async () => {
-  openai = await startFakeProvider();
-  app = await createEngineApp({ openai: openai.url, ollama: "http://127.0.0.1:9" });
-  served = await serveHandler(app.handler);
-  client = createClient({ baseUrl: served.url, providerKeys: { openai: "sk-test-openai" } });
-  await client.auth.bootstrap();
-  await client.auth.signIn();
   key = await createSessionKey();
-});
-after(async () => {
-  await served.close();
-  await app.close();
-  await openai.close();
 });
 
 async function assertSealedAtRest(canaries: string[], replies: string[]): Promise<void> {
-  const sent = openai.requests.map((r) => r.body).join("\n");
+  const sent = h.openai.requests.map((r) => r.body).join("\n");
   for (const canary of canaries) {
     assert.ok(sent.includes(canary), `the provider received ${canary}`);
   }
-  const dump = await dumpDatabase(app.db);
+  const dump = await dumpDatabase(h.app.db);
   for (const canary of [...canaries, ...replies]) {
     assert.equal(dump.includes(canary), false, `${canary} is stored readable`);
   }
@@ -66,14 +38,14 @@ async function assertSealedAtRest(canaries: string[], replies: string[]): Promis
 
 describe("encrypted sessions through the client", () => {
   test("a streamed run with a tool call and an ask call, then a run on its sealed history", async () => {
-    const created = await client.sessions.create({ title: "sealed" }, { key });
+    const created = await h.client.sessions.create({ title: "sealed" }, { key });
     assert.equal(created.encrypted, true);
     assert.equal(created.key_id, key.keyId);
-    const session = client.session(created.id, { key });
-    openai.requests.length = 0;
-    openai.enqueue(openAiToolCallStream("read_file", { path: "src/ARG_ALPHA11.ts" }));
-    openai.enqueue(openAiToolCallStream("shell", { command: "echo ARG_BRAVO22" }));
-    openai.enqueue(openAiStream(["ANSWER_", "CHARLIE33"]));
+    const session = h.client.session(created.id, { key });
+    h.openai.requests.length = 0;
+    h.openai.enqueue(openAiToolCallStream("read_file", { path: "src/ARG_ALPHA11.ts" }));
+    h.openai.enqueue(openAiToolCallStream("shell", { command: "echo ARG_BRAVO22" }));
+    h.openai.enqueue(openAiStream(["ANSWER_", "CHARLIE33"]));
     const asked: string[] = [];
     const first = await session.run("PROMPT_DELTA44 read it", {
       policy,
@@ -84,10 +56,10 @@ describe("encrypted sessions through the client", () => {
     assert.equal(first.message?.content, "ANSWER_CHARLIE33");
     assert.deepEqual(asked, ["tool_call"]);
 
-    openai.enqueue(openAiReply({ text: "ANSWER_GOLF77" }));
+    h.openai.enqueue(openAiReply({ text: "ANSWER_GOLF77" }));
     const second = await session.run("PROMPT_HOTEL88 and again", { policy, stream: false });
     assert.equal(second.message?.content, "ANSWER_GOLF77");
-    const lastSent = JSON.stringify(openai.requests.at(-1)!.json);
+    const lastSent = JSON.stringify(h.openai.requests.at(-1)!.json);
     for (const past of ["PROMPT_DELTA44", "ANSWER_CHARLIE33", "PROMPT_HOTEL88"]) {
       assert.ok(lastSent.includes(past), `the opened ${past} reached the model`);
     }
@@ -119,10 +91,10 @@ describe("encrypted sessions through the client", () => {
   });
 
   test("break on an encrypted streaming turn seals the partial before the run is idle", async () => {
-    const session = client.session((await client.sessions.create({ title: "b" }, { key })).id, {
+    const session = h.client.session((await h.client.sessions.create({ title: "b" }, { key })).id, {
       key,
     });
-    openai.enqueue(openAiStream(["PARTIAL_INDIA99 ", "two ", "three ", "four ", "five "], 250));
+    h.openai.enqueue(openAiStream(["PARTIAL_INDIA99 ", "two ", "three ", "four ", "five "], 250));
     let broke: Promise<void> | undefined;
     const run = session.run("PROMPT_JULIET10", {
       policy,
@@ -143,7 +115,7 @@ describe("encrypted sessions through the client", () => {
     const exported = await exportSessionKey(key);
     assert.equal(exported.key_id, key.keyId);
     const again = await importSessionKey(exported);
-    const session = client.session((await client.sessions.list({ title: "sealed" }))[0].id, {
+    const session = h.client.session((await h.client.sessions.list({ title: "sealed" }))[0].id, {
       key: again,
     });
     const detail = await session.get();
@@ -158,9 +130,9 @@ describe("encrypted sessions through the client", () => {
   });
 
   test("an encrypted session driven without its key stops with missing_key", async () => {
-    const created = await client.sessions.create({ title: "no key" }, { key });
-    openai.enqueue(openAiStream(["fine"]));
-    await assert.rejects(client.session(created.id).run("hello", { policy }).result, (error) => {
+    const created = await h.client.sessions.create({ title: "no key" }, { key });
+    h.openai.enqueue(openAiStream(["fine"]));
+    await assert.rejects(h.client.session(created.id).run("hello", { policy }).result, (error) => {
       assert.ok(error instanceof SwitchyardError);
       assert.equal(error.code, "missing_key");
       return true;

@@ -3,57 +3,29 @@
  * socket) with the fake provider, driven only through the client's facade.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import {
   createClient,
-  type SwitchyardClient,
   SwitchyardError,
   type TurnStreamEvent,
 } from "../../clients/typescript/src/index.ts";
-import type { TestApp } from "../support/app.ts";
-import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import {
-  createEngineApp,
-  openAiReply,
-  openAiStream,
-  openAiToolCallStream,
-} from "../support/engine_app.ts";
-import { type Served, serveHandler } from "../support/serve_handler.ts";
+import { openAiReply, openAiStream, openAiToolCallStream } from "../support/engine_app.ts";
+import { clientHarness, clientPolicy } from "../support/client_harness.ts";
 
-let openai: FakeProvider;
-let app: TestApp;
-let served: Served;
-let client: SwitchyardClient;
-const policy = {
-  routing: { default: { model: "openai/gpt-4o-mini" } },
-  tools: { permissions: { file_read: "allow" as const, shell: "ask" as const } },
-  privacy: { remote: { mode: "allow" as const } },
-};
+const h = clientHarness();
+const policy = clientPolicy;
 
-before(async () => {
-  openai = await startFakeProvider();
-  app = await createEngineApp({ openai: openai.url, ollama: "http://127.0.0.1:9" });
-  served = await serveHandler(app.handler);
-  client = createClient({ baseUrl: served.url, providerKeys: { openai: "sk-test-openai" } });
-  await client.auth.bootstrap();
-  await client.auth.signIn();
-});
-after(async () => {
-  await served.close();
-  await app.close();
-  await openai.close();
-});
-
-const newSession = async () => client.session((await client.sessions.create({ title: "t" })).id);
+const newSession = async () =>
+  h.client.session((await h.client.sessions.create({ title: "t" })).id);
 
 describe("the run driver", () => {
   test("a multi-turn run executes allowed calls, asks for an ask call and answers every pause", async () => {
     const session = await newSession();
-    openai.requests.length = 0;
-    openai.enqueue(openAiToolCallStream("read_file", { path: "a.txt" }));
-    openai.enqueue(openAiToolCallStream("shell", { command: "ls" }));
-    openai.enqueue(openAiToolCallStream("shell", { command: "rm -rf /" }));
-    openai.enqueue(openAiStream(["all ", "done"]));
+    h.openai.requests.length = 0;
+    h.openai.enqueue(openAiToolCallStream("read_file", { path: "a.txt" }));
+    h.openai.enqueue(openAiToolCallStream("shell", { command: "ls" }));
+    h.openai.enqueue(openAiToolCallStream("shell", { command: "rm -rf /" }));
+    h.openai.enqueue(openAiStream(["all ", "done"]));
     const executed: string[] = [];
     const asked: string[] = [];
     const events: string[] = [];
@@ -78,7 +50,7 @@ describe("the run driver", () => {
     assert.deepEqual(executed, ['read_file {"path":"a.txt"}', 'shell {"command":"ls"}']);
     assert.deepEqual(asked, ["ls", "rm -rf /"]);
     assert.deepEqual(events.filter((e) => e === "turn_end").length, 4);
-    const sent = openai.requests.map((r) => JSON.stringify(r.json));
+    const sent = h.openai.requests.map((r) => JSON.stringify(r.json));
     assert.ok(sent[1].includes("CONTENT_OF_A"), "the tool result reached the model");
     assert.ok(sent[3].includes("the user declined this call"), "the rejection reached the model");
     const traces = await session.traces({ limit: 500 });
@@ -93,7 +65,7 @@ describe("the run driver", () => {
 
   test("buffered turns run the same way, and an approval pause reaches onApproval", async () => {
     const session = await newSession();
-    openai.enqueue(openAiReply({ text: "reviewed" }));
+    h.openai.enqueue(openAiReply({ text: "reviewed" }));
     const kinds: string[] = [];
     const result = await session.run("review this file", {
       stream: false,
@@ -119,7 +91,7 @@ describe("the run driver", () => {
 
   test("break during a streamed turn ends the run idle with the partial kept", async () => {
     const session = await newSession();
-    openai.enqueue(openAiStream(["PARTIAL_ONE ", "two ", "three ", "four ", "five "], 250));
+    h.openai.enqueue(openAiStream(["PARTIAL_ONE ", "two ", "three ", "four ", "five "], 250));
     const deltas: string[] = [];
     let broke: Promise<void> | undefined;
     const run = session.run("write a long story", {
@@ -144,14 +116,14 @@ describe("the run driver", () => {
     assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"]);
     assert.ok(messages[1].text.startsWith("PARTIAL_ONE"));
     // The session is free again: a new run starts at once.
-    openai.enqueue(openAiStream(["short one"]));
+    h.openai.enqueue(openAiStream(["short one"]));
     assert.equal((await session.run("shorter", { policy })).message?.content, "short one");
   });
 
   test("inject cuts the streaming turn and the run goes on with the new text", async () => {
     const session = await newSession();
-    openai.enqueue(openAiStream(["SLOW_A ", "b ", "c ", "d ", "e "], 250));
-    openai.enqueue(openAiStream(["answered the injected text"]));
+    h.openai.enqueue(openAiStream(["SLOW_A ", "b ", "c ", "d ", "e "], 250));
+    h.openai.enqueue(openAiStream(["answered the injected text"]));
     let injected: Promise<void> | undefined;
     const run = session.run("first prompt", {
       policy,
@@ -163,12 +135,12 @@ describe("the run driver", () => {
     await injected;
     assert.equal(result.status, "completed");
     assert.equal(result.message?.content, "answered the injected text");
-    assert.ok(JSON.stringify(openai.requests.at(-1)!.json).includes("INJECTED_TEXT"));
+    assert.ok(JSON.stringify(h.openai.requests.at(-1)!.json).includes("INJECTED_TEXT"));
   });
 
   test("a turn that fails throws the service's error with its code", async () => {
     const session = await newSession();
-    openai.enqueue({ status: 500, body: { error: { message: "boom" } } });
+    h.openai.enqueue({ status: 500, body: { error: { message: "boom" } } });
     await assert.rejects(session.run("x", { policy, stream: false }).result, (error) => {
       assert.ok(error instanceof SwitchyardError);
       assert.equal(error.code, "provider_unavailable");
@@ -181,7 +153,7 @@ describe("the run driver", () => {
 describe("turns without the driver", () => {
   test("a streamed execute is an async iterator of typed events ending with its turn_end", async () => {
     const session = await newSession();
-    openai.enqueue(openAiStream(["Hel", "lo"]));
+    h.openai.enqueue(openAiStream(["Hel", "lo"]));
     const stream = await session.executeStream({ input: { text: "hi" }, policy });
     const seen: TurnStreamEvent[] = [];
     for await (const event of stream) seen.push(event);
@@ -203,7 +175,7 @@ describe("turns without the driver", () => {
     assert.deepEqual(usage.by_model, []);
     const archived = await session.archive();
     assert.equal(archived.archived, true);
-    const listed = await client.sessions.list();
+    const listed = await h.client.sessions.list();
     assert.ok(listed.some((s) => s.id === session.id && s.archived));
     await assert.rejects(session.usage(), { code: "session_not_found", status: 404 });
     assert.equal((await session.update({ archived: false })).archived, false);
@@ -213,7 +185,7 @@ describe("turns without the driver", () => {
       assert.deepEqual([error.code, error.status], ["session_not_found", 404]);
       return true;
     });
-    const providers = await client.providers();
+    const providers = await h.client.providers();
     assert.ok(providers.some((p) => p.id === "ollama" && p.local));
   });
 
@@ -239,11 +211,11 @@ describe("turns without the driver", () => {
 describe("tokens", () => {
   test("an expired token is renewed from the API key once, and the new one is reported", async () => {
     const renewed: string[] = [];
-    const own = createClient({ baseUrl: served.url, onToken: (t) => void renewed.push(t.token) });
+    const own = createClient({ baseUrl: h.served.url, onToken: (t) => void renewed.push(t.token) });
     const boot = await own.auth.bootstrap();
     await own.auth.signIn();
     const first = own.auth.credentials().token;
-    app.clock.advance((app.config.auth.tokenTtlSeconds + 1) * 1000);
+    h.app.clock.advance((h.app.config.auth.tokenTtlSeconds + 1) * 1000);
     const me = await own.auth.me();
     assert.equal(me.user_id, boot.user_id);
     assert.equal(renewed.length, 2);
@@ -252,16 +224,16 @@ describe("tokens", () => {
   });
 
   test("without refresh the expiry is reported as token_expired; after sign-out, token_revoked", async () => {
-    const own = createClient({ baseUrl: served.url });
+    const own = createClient({ baseUrl: h.served.url });
     await own.auth.bootstrap();
     await own.auth.signIn();
     const noRefresh = createClient({
-      baseUrl: served.url,
+      baseUrl: h.served.url,
       token: own.auth.credentials().token,
       apiKey: own.auth.credentials().apiKey,
       refresh: false,
     });
-    app.clock.advance((app.config.auth.tokenTtlSeconds + 1) * 1000);
+    h.app.clock.advance((h.app.config.auth.tokenTtlSeconds + 1) * 1000);
     await assert.rejects(noRefresh.auth.me(), (error) => {
       assert.ok(error instanceof SwitchyardError);
       assert.deepEqual([error.code, error.status], ["token_expired", 401]);
@@ -270,7 +242,7 @@ describe("tokens", () => {
     await own.auth.signIn();
     const token = own.auth.credentials().token;
     await own.auth.signOut();
-    const revoked = createClient({ baseUrl: served.url, token });
+    const revoked = createClient({ baseUrl: h.served.url, token });
     await assert.rejects(revoked.auth.me(), { code: "token_revoked", status: 401 });
   });
 });
