@@ -29,10 +29,12 @@ export interface Run extends PromiseLike<RunResult> {
   inject(text: string): Promise<void>;
 }
 
-/** How one request of a run is sent; `accepted` is called once the service answered its headers. */
+/** How one request of a run is sent. */
 export interface StepHooks {
-  signal: AbortSignal;
+  /** To call once the service answered the request's headers (or it failed). */
   accepted: () => void;
+  /** False once break/inject superseded the request: its events are no longer reported. */
+  live: () => boolean;
 }
 
 export interface RunDeps {
@@ -51,21 +53,22 @@ const IDLE: TurnResponse = { status: "idle", data: {}, allowed_continuations: []
 export function driveRun(deps: RunDeps): Run {
   let finished = false;
   let interrupted = false;
-  let interrupt: Promise<Outcome> | undefined;
+  let interrupt: Promise<Outcome | { ended: true }> | undefined;
   /** Bumped by every break/inject, so an answer prepared before it is never sent. */
   let generation = 0;
   let wake = () => {};
-  // The request in flight: cut it when break/inject supersedes it, but only once the service has it.
-  let inFlight = { abort: new AbortController(), accepted: Promise.resolve() };
+  // The request in flight: a break/inject waits until the service has it, then supersedes it.
+  // The cut request is read to its end (the service ends it at once), its events unreported.
+  let inFlight = { accepted: Promise.resolve(), cut: false };
 
   const settle = (p: Promise<TurnResponse>): Promise<Outcome> =>
     p.then((response) => ({ response }), (error) => ({ error }));
 
   function send(request: (hooks: StepHooks) => Promise<TurnResponse>): Promise<Outcome> {
-    const abort = new AbortController();
     let accepted = () => {};
-    inFlight = { abort, accepted: new Promise<void>((resolve) => (accepted = resolve)) };
-    return settle(request({ signal: abort.signal, accepted }));
+    const entry = { accepted: new Promise<void>((resolve) => (accepted = resolve)), cut: false };
+    inFlight = entry;
+    return settle(request({ accepted, live: () => !entry.cut }));
   }
 
   async function loop(): Promise<RunResult> {
@@ -78,7 +81,9 @@ export function driveRun(deps: RunDeps): Run {
       while (interrupt !== undefined) {
         const sent = interrupt;
         interrupt = undefined;
-        outcome = await sent;
+        const cut = await sent;
+        // A break that found the run already over leaves the outcome that ended it.
+        if (!("ended" in cut)) outcome = cut;
       }
       if (outcome === "interrupt") continue;
       if ("error" in outcome) throw outcome.error;
@@ -112,14 +117,13 @@ export function driveRun(deps: RunDeps): Run {
     if (finished) return;
     generation++;
     const cut = inFlight;
-    const sent = (async (): Promise<Outcome> => {
+    cut.cut = true;
+    const sent = (async (): Promise<Outcome | { ended: true }> => {
       await cut.accepted;
-      cut.abort.abort();
       const outcome = await send((hooks) => deps.step(message, hooks));
-      // The run ended before the break reached it: it is idle all the same.
       const ended = "error" in outcome && outcome.error instanceof SwitchyardError &&
         outcome.error.code === "no_active_run";
-      return ended ? { response: IDLE } : outcome;
+      return ended ? { ended: true } : outcome;
     })();
     interrupt = sent;
     wake();

@@ -96,17 +96,17 @@ export function sessionHandle(transport: Transport, id: string, key?: SessionKey
     const stream = options.stream ?? true;
     let response: Response;
     try {
-      response = await turn(what, body, stream, hooks.signal);
+      response = await turn(what, body, stream);
     } finally {
       hooks.accepted(); // answered or failed: either way a break need not wait for it
     }
     if (!stream) {
       const envelope = await response.json() as TurnResponse;
-      await options.onEvent?.({ type: "turn_end", ...envelope });
+      if (hooks.live()) await options.onEvent?.({ type: "turn_end", ...envelope });
       return envelope;
     }
     const events = turnStream(response.body!);
-    for await (const event of events) await options.onEvent?.(event);
+    for await (const event of events) if (hooks.live()) await options.onEvent?.(event);
     return await events.end();
   }
 
