@@ -24,6 +24,8 @@ export interface Config {
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
   limits: { maxRequestBodyBytes: number; providerTimeoutMs: number; rate: RateLimits };
+  /** Browser origins answered with CORS headers; none unless the operator lists them. */
+  http: { corsOrigins: string[] };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
 }
@@ -49,7 +51,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "string" | "url" | "port" | "positive_int" | "boolean";
+type Kind = "string" | "url" | "port" | "positive_int" | "boolean" | "origins";
 
 const SCALAR_KEYS: Record<string, Kind> = {
   "router.host": "string",
@@ -66,6 +68,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.limits.rate.user_per_minute": "positive_int",
   "router.limits.rate.user_burst": "positive_int",
   "router.limits.rate.trust_forwarded_for": "boolean",
+  "router.http.cors_origins": "origins",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -115,7 +118,31 @@ function coerce(key: string, kind: Kind, value: unknown, fromEnv: boolean): unkn
       }
       return n;
     }
+    case "origins":
+      return origins(key, value, fromEnv);
   }
+}
+
+/**
+ * A list of exact origins (`https://app.example.com`, `http://localhost:5173`);
+ * from a variable, comma-separated. No wildcard: each origin is the operator's word.
+ */
+function origins(key: string, value: unknown, fromEnv: boolean): string[] {
+  const list = fromEnv && typeof value === "string"
+    ? value.split(",").map((o) => o.trim()).filter((o) => o !== "")
+    : value;
+  const expected = 'expected a list of origins such as "https://app.example.com"';
+  if (!Array.isArray(list)) throw new ConfigError(key, `${expected}, got ${describe(value)}`);
+  for (const origin of list) {
+    const url = typeof origin === "string" && URL.canParse(origin) ? new URL(origin) : undefined;
+    if (url === undefined || url.origin !== origin || !["http:", "https:"].includes(url.protocol)) {
+      throw new ConfigError(
+        key,
+        `${expected} (scheme, host and port only), got ${describe(origin)}`,
+      );
+    }
+  }
+  return list;
 }
 
 /** Flattens the file's `router` table into dotted keys, rejecting unknown keys. */
@@ -247,6 +274,7 @@ export async function loadConfig(
         trustForwardedFor: get("router.limits.rate.trust_forwarded_for", false) as boolean,
       },
     },
+    http: { corsOrigins: get("router.http.cors_origins", []) as string[] },
     providers: providersFrom(flat, env),
   };
 }

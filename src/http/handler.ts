@@ -4,6 +4,7 @@ import { authenticate } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import { clientAddress, type Connection } from "./client_address.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
+import { corsFor } from "./cors.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
 import { createRequestLimits } from "./rate_limits.ts";
@@ -17,6 +18,7 @@ export type Handler = (request: Request, connection?: Connection) => Promise<Res
 export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = ROUTES): Handler {
   const match = compileRoutes(routes);
   const limits = createRequestLimits(deps.config.limits.rate);
+  const cors = corsFor(deps.config.http.corsOrigins);
 
   /** Checks the caller against its limits and authenticates it: a 429 when over a limit. */
   async function admit(
@@ -85,10 +87,11 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     const url = new URL(request.url);
     let response: Response;
     try {
-      response = await route(request, url, connection);
+      response = cors.preflight(request) ?? await route(request, url, connection);
     } catch (error) {
       response = toErrorResponse(error, deps);
     }
+    response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.
     deps.logger.info("request", {
       method: request.method,

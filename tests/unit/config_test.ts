@@ -49,6 +49,7 @@ describe("configuration", () => {
           trustForwardedFor: false,
         },
       },
+      http: { corsOrigins: [] },
       providers: {},
     });
   });
@@ -154,6 +155,22 @@ models = ["qwen3-8b"]
     assert.equal(both.databaseUrl, "postgres://z/w");
   });
 
+  test("cors_origins is a list of exact origins, from the file or comma-separated from a variable", async () => {
+    const path = await file(
+      "cors.toml",
+      '[router.http]\ncors_origins = ["https://app.example.com", "http://localhost:5173"]\n',
+    );
+    const fromFile = await loadConfig(["--config", path], {});
+    assert.deepEqual(fromFile.http.corsOrigins, [
+      "https://app.example.com",
+      "http://localhost:5173",
+    ]);
+    const fromEnv = await loadConfig(["--config", path], {
+      ROUTER_HTTP_CORS_ORIGINS: "https://one.example, https://two.example:8443",
+    });
+    assert.deepEqual(fromEnv.http.corsOrigins, ["https://one.example", "https://two.example:8443"]);
+  });
+
   test("a bad value stops start-up with one line naming the key", async () => {
     const cases: [Record<string, string>, string][] = [
       [{ ROUTER_PORT: "abc" }, "router.port"],
@@ -170,6 +187,8 @@ models = ["qwen3-8b"]
       ],
       [{ ROUTER_LIMITS_RATE_TRUST_FORWARDED_FOR: "yes" }, "router.limits.rate.trust_forwarded_for"],
       [{ ROUTER_PROVIDERS_OPENAI_BASE_URL: "not a url" }, "router.providers.openai.base_url"],
+      [{ ROUTER_HTTP_CORS_ORIGINS: "*" }, "router.http.cors_origins"],
+      [{ ROUTER_HTTP_CORS_ORIGINS: "https://a.example/app" }, "router.http.cors_origins"],
     ];
     for (const [env, key] of cases) {
       const message = await configError([], env);
@@ -186,6 +205,9 @@ models = ["qwen3-8b"]
       ['[router]\nport = "80"\n', "router.port"],
       ["[router]\nprot = 80\n", "router.prot"],
       ["[router.limits.rate]\nper_minute = 80\n", "router.limits.rate.per_minute"],
+      ['[router.http]\ncors_origins = "https://a.example"\n', "router.http.cors_origins"],
+      ['[router.http]\ncors_origins = ["ftp://a.example"]\n', "router.http.cors_origins"],
+      ['[router.http]\ncors_origins = ["https://a.example/"]\n', "router.http.cors_origins"],
       ["[server]\nport = 80\n", "server"],
       ['[router.auth]\nbootstrap_enabled = "yes"\n', "router.auth.bootstrap_enabled"],
       ['[router.providers.openia]\nbase_url = "http://x"\n', "router.providers.openia"],

@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+/**
+ * `switchyard`: the command-line client of the Switchyard service, built on
+ * @switchyard/client. Runs under Node.js 20+, Deno and Bun.
+ */
+import { resolve } from "node:path";
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { login, logout } from "./cmd_auth.ts";
+import { chat } from "./cmd_chat.ts";
+import { models, preview, trace, usage } from "./cmd_inspect.ts";
+import { sessions } from "./cmd_sessions.ts";
+import { defaultKeyPath } from "./config_dir.ts";
+import { type Context, openContext, providerKeys, requireLogin } from "./context.ts";
+import { errorLine } from "./error_line.ts";
+import { loadOrCreateKey } from "./key_file.ts";
+import { loadPolicy } from "./policy_file.ts";
+import { terminal } from "./terminal.ts";
+
+const USAGE = `usage: switchyard <command> [options]
+
+  login [--api-key KEY]            sign in (bootstraps a new user when no key is known)
+  logout                           revoke the saved token
+  sessions [list] [--scope S] [--title T]
+  sessions show|archive|delete <id>
+  chat [prompt]                    one prompt, or one per line of input until its end
+      --session ID  --title T  --policy FILE(.toml|.json)  --root DIR  --attach FILE...
+      --command INTENT  --model PROVIDER/MODEL  --encrypt  --key-file FILE  --buffered
+  preview <prompt> [--session ID] [--policy FILE] [--command INTENT] [--model P/M]
+  usage <session-id>
+  trace <session-id> [--limit N] [--offset N]
+  models [--save catalog.json]
+  policy test <cases-dir> [--update] [--catalog FILE]
+
+common: --url URL (or SWITCHYARD_URL; default http://127.0.0.1:7331), --json,
+        --provider-key PROVIDER=KEY (also OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)
+credentials and the session key live in $XDG_CONFIG_HOME/switchyard (or ~/.config/switchyard), mode 0600
+`;
+
+const OPTIONS = {
+  url: { type: "string" },
+  json: { type: "boolean" },
+  "provider-key": { type: "string", multiple: true },
+  "api-key": { type: "string" },
+  scope: { type: "string" },
+  title: { type: "string" },
+  session: { type: "string" },
+  policy: { type: "string" },
+  root: { type: "string" },
+  attach: { type: "string", multiple: true },
+  command: { type: "string" },
+  model: { type: "string" },
+  encrypt: { type: "boolean" },
+  "key-file": { type: "string" },
+  buffered: { type: "boolean" },
+  limit: { type: "string" },
+  offset: { type: "string" },
+  save: { type: "string" },
+  update: { type: "boolean" },
+  catalog: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Flags = ReturnType<typeof parse>["values"];
+const parse = (args: string[]) =>
+  parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+
+function count(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`--${name} expects an integer >= 0, got "${value}"`);
+  return Number(value);
+}
+
+/** The key for encrypted sessions: created on first use only when `create`. */
+const keyLoader = (ctx: Context, flags: Flags, create: boolean) => () =>
+  loadOrCreateKey(flags["key-file"] ?? defaultKeyPath(ctx.dir), create);
+
+async function chatCommand(ctx: Context, prompt: string | undefined, flags: Flags): Promise<void> {
+  let key = flags.encrypt ? await keyLoader(ctx, flags, true)() : undefined;
+  if (flags.session !== undefined) {
+    const detail = await ctx.client.session(flags.session).get();
+    if (flags.encrypt && detail.key_id === undefined) {
+      throw new Error(`session ${flags.session} is not encrypted`);
+    }
+    if (detail.key_id !== undefined) {
+      key ??= await keyLoader(ctx, flags, false)();
+      if (key?.keyId !== detail.key_id) {
+        throw new Error(
+          `session ${flags.session} is sealed with key '${detail.key_id}': give its key file with --key-file`,
+        );
+      }
+    }
+  }
+  await chat(ctx, prompt, {
+    session: flags.session,
+    title: flags.title,
+    policy: flags.policy ? await loadPolicy(flags.policy) : undefined,
+    key,
+    root: resolve(flags.root ?? process.cwd()),
+    attach: flags.attach ?? [],
+    command: flags.command as never,
+    model: flags.model,
+    buffered: flags.buffered ?? false,
+  });
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values: flags, positionals } = parse(argv);
+  const [command, ...rest] = positionals;
+  const term = terminal();
+  try {
+    if (command === undefined || flags.help) {
+      term.out(USAGE);
+      return command === undefined && !flags.help ? 2 : 0;
+    }
+    if (command === "policy") {
+      if (rest[0] !== "test" || rest[1] === undefined) {
+        throw new Error("usage: switchyard policy test <cases-dir> [--update]");
+      }
+      // Loaded only here: the routing core is the heaviest part of the client.
+      const { policyTest } = await import("./policy_test.ts");
+      const options = { update: flags.update ?? false, catalog: flags.catalog };
+      return (await policyTest(term, rest[1], options)) ? 0 : 1;
+    }
+    const ctx = await openContext(flags, term, flags["api-key"] ?? process.env.SWITCHYARD_API_KEY);
+    if (command === "login") return await login(ctx), 0;
+    requireLogin(ctx);
+    const id = () => {
+      if (rest[0] === undefined) throw new Error(`usage: switchyard ${command} <session-id>`);
+      return rest[0];
+    };
+    switch (command) {
+      case "logout":
+        await logout(ctx);
+        break;
+      case "sessions":
+        await sessions(ctx, rest, flags, keyLoader(ctx, flags, false));
+        break;
+      case "chat":
+        await chatCommand(ctx, rest.length > 0 ? rest.join(" ") : undefined, flags);
+        break;
+      case "preview":
+        if (rest.length === 0) throw new Error("usage: switchyard preview <prompt>");
+        await preview(ctx, rest.join(" "), {
+          session: flags.session,
+          policy: flags.policy ? await loadPolicy(flags.policy) : undefined,
+          root: resolve(flags.root ?? process.cwd()),
+          command: flags.command,
+          model: flags.model,
+          json: flags.json,
+        });
+        break;
+      case "usage":
+        await usage(ctx, id(), flags);
+        break;
+      case "trace":
+        await trace(ctx, id(), {
+          limit: count(flags.limit, "limit"),
+          offset: count(flags.offset, "offset"),
+          key: await keyLoader(ctx, flags, false)(),
+        });
+        break;
+      case "models":
+        await models(ctx, flags, Object.keys(providerKeys(flags["provider-key"])));
+        break;
+      default:
+        throw new Error(`unknown command "${command}"; run \`switchyard --help\``);
+    }
+    return 0;
+  } catch (error) {
+    term.err(`${errorLine(error)}\n`);
+    return 1;
+  } finally {
+    term.close();
+  }
+}
+
+try {
+  process.exitCode = await run(process.argv.slice(2));
+} catch (error) {
+  // Flags that do not parse.
+  process.stderr.write(`${errorLine(error)}\n${USAGE}`);
+  process.exitCode = 2;
+}

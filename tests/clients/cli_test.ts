@@ -1,0 +1,288 @@
+/**
+ * The `switchyard` command-line client driven as a person would, through
+ * piped stdin, against the real service (in process behind a real socket)
+ * and the fake provider.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import process from "node:process";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { TestApp } from "../support/app.ts";
+import { type CliOptions, type CliResult, runCli } from "../support/cli_process.ts";
+import { dumpDatabase } from "../support/db_dump.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
+import { createEngineApp, openAiStream, openAiToolCallStream } from "../support/engine_app.ts";
+import { type Served, serveHandler } from "../support/serve_handler.ts";
+
+let openai: FakeProvider;
+let app: TestApp;
+let served: Served;
+let home: string;
+let workspace: string;
+let policyFile: string;
+/** The first `switchyard login`, run before every test so each can run alone. */
+let firstLogin: CliResult;
+
+before(async () => {
+  openai = await startFakeProvider();
+  app = await createEngineApp({ openai: openai.url, ollama: "http://127.0.0.1:9" });
+  served = await serveHandler(app.handler);
+  home = await mkdtemp(join(tmpdir(), "switchyard-cli-home-"));
+  workspace = await mkdtemp(join(tmpdir(), "switchyard-cli-ws-"));
+  policyFile = join(workspace, "policy.toml");
+  await writeFile(
+    policyFile,
+    `[routing.default]
+model = "openai/gpt-4o-mini"
+
+[tools.permissions]
+file_read = "allow"
+file_write = "allow"
+shell = "ask"
+
+[privacy.remote]
+mode = "allow"
+`,
+  );
+  await writeFile(join(workspace, "notes.txt"), "NOTES_CONTENT_41\n");
+  firstLogin = await cli(["login"]);
+});
+after(async () => {
+  await served.close();
+  await app.close();
+  await openai.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const cli = (args: string[], options: Partial<CliOptions> = {}) =>
+  runCli(args, {
+    cwd: workspace,
+    ...options,
+    env: {
+      XDG_CONFIG_HOME: home,
+      SWITCHYARD_URL: served.url,
+      OPENAI_API_KEY: "sk-test-openai",
+      ...options.env,
+    },
+  });
+const saved = async () =>
+  JSON.parse(await readFile(join(home, "switchyard", "credentials.json"), "utf8"));
+const mode = async (path: string) => (await stat(path)).mode & 0o777;
+const sessionOf = (stderr: string) => /session ([0-9a-f-]{36})/.exec(stderr)![1];
+
+describe("switchyard login", () => {
+  test("bootstraps once, keeps key and token owner-only, and signs in again with the saved key", async () => {
+    const first = firstLogin;
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /logged in to .* as [0-9a-f-]{36} \(new user\)/);
+    const creds = await saved();
+    assert.match(creds.api_key, /^sk-router-api01-/);
+    assert.equal(await mode(join(home, "switchyard", "credentials.json")), 0o600);
+    assert.equal(await mode(join(home, "switchyard")), 0o700);
+    const again = await cli(["login"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.ok(again.stdout.includes(creds.user_id) && !again.stdout.includes("new user"));
+    assert.notEqual((await saved()).token, creds.token);
+  });
+
+  test("a wrong API key is refused with a clear message", async () => {
+    const r = await cli(["login", "--api-key", "sk-router-api01-nope"], {
+      env: { XDG_CONFIG_HOME: join(home, "other") },
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /refused the API key \(invalid_api_key\)/);
+  });
+});
+
+describe("switchyard chat", () => {
+  test("runs allowed tools here, asks y/n for an ask call, and streams the answer", async () => {
+    openai.requests.length = 0;
+    openai.enqueue(openAiToolCallStream("read_file", { path: "notes.txt" }));
+    openai.enqueue(openAiToolCallStream("shell", { command: "echo SHELL_RAN_52 > made.txt" }));
+    openai.enqueue(openAiStream(["The notes ", "say hello."]));
+    const r = await cli(["chat", "--policy", policyFile, "read my notes"], { input: "y\n" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "The notes say hello.\n");
+    assert.match(r.stderr, /→ read_file \{"path":"notes.txt"\}/);
+    assert.match(r.stderr, /run shell \{"command":"echo SHELL_RAN_52 > made.txt"\}\? \[y\/n\]/);
+    assert.equal(await readFile(join(workspace, "made.txt"), "utf8"), "SHELL_RAN_52\n");
+    const sent = openai.requests.map((q) => q.body).join("\n");
+    assert.ok(sent.includes("NOTES_CONTENT_41"), "the file read here reached the model");
+  });
+
+  test("a 'n' answer declines the call and the model is told", async () => {
+    openai.requests.length = 0;
+    openai.enqueue(openAiToolCallStream("shell", { command: "rm -rf ~" }));
+    openai.enqueue(openAiStream(["Understood."]));
+    const r = await cli(["chat", "--policy", policyFile, "clean up"], { input: "maybe\nn\n" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /please answer y or n/);
+    assert.equal(r.stdout, "Understood.\n");
+    assert.ok(openai.requests.at(-1)!.body.includes("the user declined this call"));
+  });
+
+  test("without a prompt it reads one per line into one session until the end of input", async () => {
+    openai.enqueue(openAiStream(["first answer"]));
+    openai.enqueue(openAiStream(["second answer"]));
+    const r = await cli(["chat", "--policy", policyFile, "--title", "loop"], {
+      input: "first question\n\nsecond question\n",
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "first answer\nsecond answer\n");
+    const show = await cli(["sessions", "show", sessionOf(r.stderr)]);
+    assert.equal(show.code, 0, show.stderr);
+    for (const text of ["first question", "first answer", "second question", "second answer"]) {
+      assert.ok(show.stdout.includes(text), text);
+    }
+  });
+
+  test("Ctrl-C sends break: the run stops and the partial is kept", async () => {
+    openai.enqueue(openAiStream(["PARTIAL_63 ", "b ", "c ", "d ", "e ", "f "], 300));
+    let interrupted = false;
+    const r = await cli(["chat", "--policy", policyFile, "tell a long story"], {
+      onStdout: (text, child) => {
+        if (!interrupted && text.includes("PARTIAL_63")) {
+          interrupted = true;
+          // Not child.kill: Deno's child_process then reports the signal, not how the child exited.
+          process.kill(child.pid!, "SIGINT");
+        }
+      },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[break\]/);
+    assert.ok(!r.stdout.includes("f "), "the stream stopped early");
+    const id = sessionOf(r.stderr);
+    let show = "";
+    for (let i = 0; i < 50 && !show.includes("PARTIAL_63"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      show = (await cli(["sessions", "show", id])).stdout;
+    }
+    assert.match(show, /assistant \(openai\/gpt-4o-mini\):\nPARTIAL_63/);
+  });
+
+  test("--encrypt creates an owner-only key file and nothing readable reaches the database", async () => {
+    openai.requests.length = 0;
+    await writeFile(join(workspace, "secret.txt"), "SECRET_CONTENT_57\n");
+    openai.enqueue(openAiToolCallStream("read_file", { path: "secret.txt" }));
+    openai.enqueue(openAiStream(["ANSWER_", "SEALED_74"]));
+    const r = await cli([
+      "chat",
+      "--encrypt",
+      "--policy",
+      policyFile,
+      "PROMPT_SEALED_85 read the secret",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "ANSWER_SEALED_74\n");
+    const keyFile = join(home, "switchyard", "session.key");
+    assert.equal(await mode(keyFile), 0o600);
+    const key = JSON.parse(await readFile(keyFile, "utf8"));
+    assert.match(r.stderr, new RegExp(`encrypted with ${key.key_id}`));
+    const sent = openai.requests.map((q) => q.body).join("\n");
+    const dump = await dumpDatabase(app.db);
+    for (const canary of ["PROMPT_SEALED_85", "SECRET_CONTENT_57"]) {
+      assert.ok(sent.includes(canary), `the provider received ${canary}`);
+    }
+    for (const canary of ["PROMPT_SEALED_85", "SECRET_CONTENT_57", "ANSWER_SEALED_74"]) {
+      assert.equal(dump.includes(canary), false, `${canary} is stored readable`);
+    }
+    const id = sessionOf(r.stderr);
+    const show = await cli(["sessions", "show", id]);
+    assert.match(
+      show.stdout,
+      /PROMPT_SEALED_85 read the secret[\s\S]*ANSWER_SEALED_74/,
+      "opened with the key file",
+    );
+    openai.enqueue(openAiStream(["SECOND_96"]));
+    const more = await cli(["chat", "--session", id, "--policy", policyFile, "and again"]);
+    assert.equal(more.code, 0, more.stderr);
+    assert.equal(more.stdout, "SECOND_96\n");
+    assert.ok(
+      openai.requests.at(-1)!.body.includes("ANSWER_SEALED_74"),
+      "history opened for the model",
+    );
+    const wrongKey = await cli([
+      "chat",
+      "--session",
+      id,
+      "--key-file",
+      join(home, "none.key"),
+      "x",
+    ]);
+    assert.equal(wrongKey.code, 1);
+    assert.match(wrongKey.stderr, /sealed with key/);
+  });
+});
+
+describe("switchyard sessions, preview, usage, trace, models", () => {
+  test("list, archive and delete a session; errors name their code", async () => {
+    openai.enqueue(openAiStream(["ok"]));
+    const made = await cli(["chat", "--policy", policyFile, "--title", "to archive", "hi"]);
+    const id = sessionOf(made.stderr);
+    const list = await cli(["sessions", "list", "--title", "to archive"]);
+    assert.match(list.stdout, new RegExp(`^${id}  \\S+  to archive\\n$`));
+    assert.equal((await cli(["sessions", "archive", id])).code, 0);
+    assert.match((await cli(["sessions", "list", "--title", "to archive"])).stdout, /\[archived\]/);
+    const gone = await cli(["sessions", "show", id]);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /^error: session_not_found: /);
+    const bad = await cli(["sessions", "delete", "not-a-uuid"]);
+    assert.match(bad.stderr, /^error: invalid_session_id: /);
+  });
+
+  test("preview says which model and why; usage and trace read a session", async () => {
+    const p = await cli(["preview", "--policy", policyFile, "explain the code"]);
+    assert.equal(p.code, 0, p.stderr);
+    assert.match(p.stdout, /^model: +openai\/gpt-4o-mini$/m);
+    assert.match(
+      p.stdout,
+      /^why: +no rule matched; using the default route to 'openai\/gpt-4o-mini'$/m,
+    );
+    openai.enqueue(openAiStream(["counted"]));
+    const made = await cli(["chat", "--policy", policyFile, "count"]);
+    const id = sessionOf(made.stderr);
+    const u = await cli(["usage", id]);
+    assert.match(u.stdout, /openai\/gpt-4o-mini: 1 requests, 24 in, 1 out/);
+    const t = await cli(["trace", id, "--limit", "3"]);
+    const events = t.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(events.length, 3);
+    assert.ok(events.every((e) => typeof e.event_type === "string"));
+    const badLimit = await cli(["trace", id, "--limit", "-1"]);
+    assert.equal(badLimit.code, 2);
+  });
+
+  test("models --save writes the catalog snapshot policy test routes on", async () => {
+    openai.enqueue({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: { object: "list", data: [{ id: "gpt-4o-mini", object: "model", owned_by: "x" }] },
+    });
+    const path = join(workspace, "catalog.json");
+    const r = await cli(["models", "--save", path]);
+    assert.equal(r.code, 0, r.stderr);
+    const snapshot = JSON.parse(await readFile(path, "utf8"));
+    assert.deepEqual(snapshot.credential_providers, ["openai"]);
+    assert.ok(snapshot.providers.includes("ollama"));
+    assert.ok(snapshot.models.some((m: { model: string }) => m.model === "gpt-4o-mini"));
+    assert.ok(snapshot.unavailable.some((u: { provider: string }) => u.provider === "anthropic"));
+  });
+});
+
+describe("tokens", () => {
+  test("an expired token is renewed from the saved key and saved again", async () => {
+    const before = (await saved()).token;
+    app.clock.advance((app.config.auth.tokenTtlSeconds + 1) * 1000);
+    const r = await cli(["sessions", "list"]);
+    assert.equal(r.code, 0, r.stderr);
+    const after = await saved();
+    assert.notEqual(after.token, before);
+    assert.equal(await mode(join(home, "switchyard", "credentials.json")), 0o600);
+    const out = await cli(["logout"]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal((await saved()).token, undefined);
+    assert.match((await saved()).api_key, /^sk-router-api01-/);
+  });
+});
