@@ -24,6 +24,19 @@ export interface Config {
   limits: { maxRequestBodyBytes: number; providerTimeoutMs: number };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
+  telemetry: TelemetrySettings;
+}
+
+export interface TelemetrySettings {
+  /** `GET /metrics` and the metric hooks. */
+  metricsEnabled: boolean;
+  /** When set, `GET /metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** When set, `/metrics` is served only on this address, not on the API's. */
+  metricsListen?: { host: string; port: number };
+  /** OTLP/HTTP base URL; traces are off without it. */
+  otlpEndpoint?: string;
+  serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -33,7 +46,10 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "string" | "url" | "port" | "positive_int" | "boolean";
+type Kind = "string" | "url" | "port" | "positive_int" | "boolean" | "secret" | "listen";
+
+/** A metrics token must be long enough not to be guessed. */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 const SCALAR_KEYS: Record<string, Kind> = {
   "router.host": "string",
@@ -44,6 +60,11 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.auth.bootstrap_enabled": "boolean",
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
+  "router.telemetry.metrics_enabled": "boolean",
+  "router.telemetry.metrics_token": "secret",
+  "router.telemetry.metrics_listen": "listen",
+  "router.telemetry.otlp_endpoint": "url",
+  "router.telemetry.service_name": "string",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -78,6 +99,17 @@ function coerce(key: string, kind: Kind, value: unknown, fromEnv: boolean): unkn
       }
       return value;
     }
+    case "secret":
+      // Never quote the value: it is a credential.
+      if (typeof value !== "string" || value.length < MIN_METRICS_TOKEN_LENGTH) {
+        throw new ConfigError(
+          key,
+          `expected a string of at least ${MIN_METRICS_TOKEN_LENGTH} characters`,
+        );
+      }
+      return value;
+    case "listen":
+      return listenAddress(key, value);
     case "boolean":
       if (typeof value === "boolean") return value;
       if (fromEnv && (value === "true" || value === "1")) return true;
@@ -94,6 +126,18 @@ function coerce(key: string, kind: Kind, value: unknown, fromEnv: boolean): unkn
       return n;
     }
   }
+}
+
+/** `host:port` (a bracketed IPv6 host too); port 0 asks for any free port. */
+function listenAddress(key: string, value: unknown): { host: string; port: number } {
+  const match = typeof value === "string"
+    ? /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(value)
+    : null;
+  const port = match === null ? NaN : Number(match[2]);
+  if (match === null || port > 65535) {
+    throw new ConfigError(key, `expected host:port, e.g. "127.0.0.1:9464", got ${describe(value)}`);
+  }
+  return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port };
 }
 
 /** Flattens the file's `router` table into dotted keys, rejecting unknown keys. */
@@ -219,6 +263,28 @@ export async function loadConfig(
       providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
     },
     providers: providersFrom(flat, env),
+    telemetry: telemetryFrom(get),
+  };
+}
+
+function telemetryFrom(
+  get: (key: string, fallback: unknown, aliases?: string[]) => unknown,
+): TelemetrySettings {
+  const token = get("router.telemetry.metrics_token", undefined) as string | undefined;
+  const listen = get("router.telemetry.metrics_listen", undefined) as
+    | TelemetrySettings["metricsListen"]
+    | undefined;
+  const endpoint = get("router.telemetry.otlp_endpoint", undefined, [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+  ]) as string | undefined;
+  return {
+    metricsEnabled: get("router.telemetry.metrics_enabled", true) as boolean,
+    ...(token === undefined ? {} : { metricsToken: token }),
+    ...(listen === undefined ? {} : { metricsListen: listen }),
+    ...(endpoint === undefined ? {} : { otlpEndpoint: endpoint }),
+    serviceName: get("router.telemetry.service_name", "switchyard", [
+      "OTEL_SERVICE_NAME",
+    ]) as string,
   };
 }
 

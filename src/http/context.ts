@@ -4,6 +4,7 @@ import type { ListingCache } from "../providers/listing.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Params } from "./router.ts";
 
 /** What every handler is given: the service's dependencies, created once in main.ts. */
@@ -24,6 +25,8 @@ export interface Deps {
   signals?: SupersedeSignals;
   /** This instance's name, recorded with its run claims. */
   instanceId?: string;
+  /** Metrics and traces; absent, nothing is reported. */
+  telemetry?: Telemetry;
 }
 
 export interface Principal {

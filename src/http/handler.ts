@@ -5,6 +5,7 @@ import type { Deps, Endpoint, Principal } from "./context.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
 import { compileRoutes, type Route } from "./router.ts";
+import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
 import { ROUTES } from "./routes.ts";
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -12,8 +13,9 @@ export type Handler = (request: Request) => Promise<Response>;
 /** The whole service as one web-standard handler. */
 export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = ROUTES): Handler {
   const match = compileRoutes(routes);
+  const telemetry = deps.telemetry ?? NO_TELEMETRY;
 
-  async function route(request: Request, url: URL): Promise<Response> {
+  async function route(request: Request, url: URL, probe: RequestProbe): Promise<Response> {
     const queryCredential = credentialInQuery(url);
     if (queryCredential !== null) {
       throw ServiceError.of(
@@ -26,6 +28,8 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       throw ServiceError.of("not_found", `no such endpoint: ${url.pathname}`);
     }
     if (found.kind === "method_not_allowed") {
+      probe.route = found.path;
+      probe.code = "method_not_allowed";
       return errorResponse(
         failure(
           "method_not_allowed",
@@ -34,6 +38,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         { headers: { allow: found.allow.join(", ") } },
       );
     }
+    probe.route = found.path;
     const endpoint = found.handler;
     const principal: Principal = endpoint.auth === "bearer"
       ? await authenticate(request, deps)
@@ -44,11 +49,12 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
   return async (request) => {
     const started = performance.now();
     const url = new URL(request.url);
+    const probe = telemetry.request(request);
     let response: Response;
     try {
-      response = await route(request, url);
+      response = await probe.within(() => route(request, url, probe));
     } catch (error) {
-      response = toErrorResponse(error, deps);
+      response = toErrorResponse(error, deps, probe);
     }
     // Path only: the query string may carry what a client should not have sent.
     deps.logger.info("request", {
@@ -57,15 +63,20 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
     });
-    return response;
+    return probe.end(request.method, response);
   };
 }
 
-function toErrorResponse(error: unknown, deps: Deps): Response {
-  if (error instanceof ServiceError) return errorResponse(error.failure);
+function toErrorResponse(error: unknown, deps: Deps, probe: RequestProbe): Response {
+  if (error instanceof ServiceError) {
+    probe.code = error.failure.code;
+    return errorResponse(error.failure);
+  }
   if (error instanceof UnreadableBody) {
+    probe.code = error.failure.code;
     return errorResponse(error.failure, { status: error.status });
   }
+  probe.code = "internal_error";
   // A bug or an outage: log what kind, never the error's text (it may quote SQL parameters).
   deps.logger.error("unhandled error", {
     error: error instanceof Error ? error.name : typeof error,
