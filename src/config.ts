@@ -249,7 +249,7 @@ export async function loadConfig(
     if (flat.has(key)) return coerce(key, SCALAR_KEYS[key], flat.get(key), false);
     return fallback;
   };
-  return {
+  const config: Config = {
     host: get("router.host", "127.0.0.1") as string,
     port: get("router.port", 7331, ["PORT"]) as number,
     databaseUrl: get("router.database.url", undefined, ["DATABASE_URL"]) as string | undefined,
@@ -265,6 +265,14 @@ export async function loadConfig(
     providers: providersFrom(flat, env),
     telemetry: telemetryFrom(get),
   };
+  const listen = config.telemetry.metricsListen;
+  if (listen !== undefined && listen.port !== 0 && listen.port === config.port) {
+    throw new ConfigError(
+      "router.telemetry.metrics_listen",
+      `must not use the API's port ${config.port}: the metrics listener is a second address`,
+    );
+  }
+  return config;
 }
 
 function telemetryFrom(

@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../http/context.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 
 export const SILENT_SIGNALS: SupersedeSignals = {
@@ -23,6 +24,7 @@ export function engineDeps(deps: Deps): EngineDeps {
       ...deps,
       signals: deps.signals ?? SILENT_SIGNALS,
       instance: deps.instanceId ?? `instance-${crypto.randomUUID()}`,
+      telemetry: deps.telemetry ?? NO_TELEMETRY,
     };
     cache.set(deps, found);
   }

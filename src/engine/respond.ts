@@ -9,7 +9,7 @@ import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import { errorEnvelope, idleEnvelope, type TurnEnvelope } from "../core/turn_envelope.ts";
 import { turnEnd } from "../core/turn_stream_events.ts";
 import { jsonResponse } from "../http/error_response.ts";
-import { SSE_HEADERS } from "../http/sse.ts";
+import { KEEP_ALIVE_INTERVAL_MS, SSE_HEADERS } from "../http/sse.ts";
 import { finishRun, recoverRun } from "../store/runs.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
@@ -24,6 +24,14 @@ export interface ClaimedTurn {
   seq: number;
   stream: boolean;
   run(live: TurnLive): Promise<TurnResult>;
+}
+
+function outcomeOf(result: TurnResult): string {
+  return result.kind === "envelope"
+    ? result.envelope.status
+    : result.kind === "failure"
+    ? "failed"
+    : "superseded";
 }
 
 function envelopeOf(result: TurnResult, turnId: string): TurnEnvelope {
@@ -55,8 +63,10 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     seq: turn.seq,
     now: deps.now,
   });
+  const probe = deps.telemetry.turn(turn.turnId, turn.stream);
   try {
-    const result = await turn.run({ sink, signal: guard.signal, seq: turn.seq });
+    const result = await turn.run({ sink, signal: guard.signal, seq: turn.seq, probe });
+    probe.end(outcomeOf(result));
     if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
     return result;
   } catch (error) {
@@ -70,6 +80,7 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       now: deps.now(),
       state: "error",
     }).catch(() => false);
+    probe.end("failed");
     // A request that cut the turn as it failed need not wait out its timeout.
     await handOver(turn, null);
     const internal: Failure = failure("internal_error", "internal error");
@@ -95,11 +106,13 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     }
     return jsonResponse(envelopeOf(result, turn.turnId));
   }
-  const sink = streamSink();
+  const streamClosed = turn.deps.telemetry.streamOpened();
+  const sink = streamSink(KEEP_ALIVE_INTERVAL_MS, streamClosed);
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([sink.started, done]);
   if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
+    streamClosed();
     await recover(turn);
     throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
   }

@@ -137,6 +137,7 @@ export async function supersedeSealed(
       `no active run: nothing to continue with '${checked.type}'`,
     );
   }
+  deps.telemetry.runClaimed(checked.type, true);
   const runId = taken.run.id;
   const scope = seal(call, taken.previous);
   // A checkpoint handed out but never sealed is lost with the pause it belonged to.

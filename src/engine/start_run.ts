@@ -106,6 +106,7 @@ export async function startRun(
       "run in flight: a turn of this session is already running",
     );
   }
+  deps.telemetry.runClaimed("execute", claim.superseded !== null);
   const scope = { sessionId: session.id, traceId: turnId, now: deps.now() };
   await cancelPendingCalls(deps, scope, claim.superseded, seal);
   return await respondWithTurn({

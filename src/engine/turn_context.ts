@@ -10,6 +10,8 @@ import type { ProviderCredentials } from "../providers/credentials.ts";
 import type { RequestCatalog } from "../providers/request_catalog.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
+import type { TurnProbe } from "../telemetry/turn_probe.ts";
 import type { Handoff } from "./partial_handoff.ts";
 import type { RunInput } from "./run_input.ts";
 import type { SealScope } from "./seal_scope.ts";
@@ -20,6 +22,7 @@ export interface EngineDeps extends Deps {
   signals: SupersedeSignals;
   /** This service instance, recorded with its claims. */
   instance: string;
+  telemetry: Telemetry;
 }
 
 /** A turn's context as built before its claim. */
@@ -43,6 +46,8 @@ export interface TurnLive {
   signal: AbortSignal;
   /** `supersede_seq` as the claim left it: the request that cuts the turn sets the next. */
   seq: number;
+  /** Metrics and spans of this turn. */
+  probe: TurnProbe;
 }
 
 export type TurnContext = TurnBase & TurnLive;

@@ -83,7 +83,9 @@ async function invoke(
   const tools = mediation.catalog.filter((tool) =>
     tool.executor === "service" || isClientBound(tool.name, mediation)
   ).map(({ name, description, parameters }) => ({ name, description, parameters }));
-  return await callModel({
+  const stream = t.sink.streaming && model.capabilities.streaming === true;
+  const probe = t.probe.call(model, stream);
+  const reply = await callModel({
     entry,
     model,
     // Only the provider that needs it gets the credential.
@@ -93,15 +95,21 @@ async function invoke(
     messages: promptMessages(d.context.included, history, t.input),
     tools,
     effort: d.routing.effort,
-    stream: t.sink.streaming && model.capabilities.streaming === true,
+    stream,
     signal: t.signal,
     newId: t.deps.newId,
     onEvent: (e) => {
+      probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
       else if (e.type === "reasoning") t.sink.emit(reasoningDelta(e.delta));
       else if (isClientBound(e.name, mediation)) t.sink.emit(toolCallStarted(e.call_id, e.name));
     },
+  }).catch((error) => {
+    if (error instanceof ProviderError) probe.fail(error.category, error.code);
+    throw error;
   });
+  probe.end(reply);
+  return reply;
 }
 
 /** Runs the turn loop; a cut turn of an encrypted session returns what it must hand over. */
@@ -121,6 +129,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     const history = await loadHistory(t);
     const memory = await loadMemory(t);
     const provided = catalogInput(t.rc);
+    const routing = t.probe.routing();
     const decided = decideTurn({
       request: t.input.request,
       ...provided,
@@ -131,6 +140,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       approved_paths: t.input.approved_paths,
       classification_text: t.input.text,
     });
+    routing.end(decided);
     if (!decided.ok) {
       return await failTurn(
         t,
@@ -175,6 +185,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
         );
       }
       const hop = { provider, model, code: error.code, reason: error.message };
+      t.probe.fallback(d.routing.model, error.category);
       hops.push(hop);
       firstFailure ??= own;
       failed.add(`${provider}/${model}`);

@@ -30,10 +30,11 @@ export interface Telemetry {
   turn(traceId: string, streamed: boolean): TurnProbe;
   /** An SSE stream opened; call the result once when it closes. */
   streamOpened(): () => void;
-  /** A run was claimed for a turn (`execute` or `continue`). */
-  runClaimed(operation: string): void;
-  /** A run was taken over from a paused or running turn (`execute`, `break`, `inject`). */
-  runSuperseded(operation: string): void;
+  /**
+   * A run was claimed for a turn by `operation` (`execute`, `continue`,
+   * `break`, `inject`), `superseding` a paused or running turn or not.
+   */
+  runClaimed(operation: string, superseding: boolean): void;
   /** A rate limit refused a request; `limit` names the limit (lower-case, from code). */
   rateLimitRefused(limit: string): void;
   instrumentDb(db: Db, poolMax: number): Db;
@@ -108,7 +109,6 @@ export const NO_TELEMETRY: Telemetry = {
   turn: () => NO_TURN,
   streamOpened: () => noop,
   runClaimed: noop,
-  runSuperseded: noop,
   rateLimitRefused: noop,
   instrumentDb: (db) => db,
   metricsText: () => null,
@@ -140,8 +140,11 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
         open = false;
       };
     },
-    runClaimed: (operation) => m?.claim(nameLabel(operation)).inc(),
-    runSuperseded: (operation) => m?.supersede(nameLabel(operation)).inc(),
+    runClaimed(operation, superseding) {
+      if (m === null) return;
+      m.claim(nameLabel(operation)).inc();
+      if (superseding) m.supersede(nameLabel(operation)).inc();
+    },
     rateLimitRefused: (limit) => m?.rateLimited(nameLabel(limit)).inc(),
     instrumentDb: (db, poolMax) => m === null ? db : instrumentDb(db, m, poolMax),
     metricsText: () => m?.families.registry.metrics() ?? null,

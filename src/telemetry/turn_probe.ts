@@ -32,7 +32,8 @@ export interface TurnProbe {
   routing(): { end(decided: Outcome<TurnDecision>): void };
   call(model: ModelRef, streamed: boolean): CallProbe;
   fallback(model: ModelRef, category: string): void;
-  usage(d: TurnDecision, input: number, output: number, costUsd: string): void;
+  /** `costUsd` is null for a model without prices. */
+  usage(d: TurnDecision, input: number, output: number, costUsd: string | null): void;
   /** `outcome`: the envelope status, `failed` or `superseded`. */
   end(outcome: string): void;
 }
@@ -158,7 +159,7 @@ export function turnProbe(
       u.input.inc(input);
       u.output.inc(output);
       // The exact decimal becomes a float only here, at the exporter's edge.
-      u.cost.inc(Number(costUsd));
+      if (costUsd !== null) u.cost.inc(Number(costUsd));
     },
     end(outcome) {
       if (ended) return;
