@@ -84,7 +84,7 @@ async function invoke(
     tool.executor === "service" || isClientBound(tool.name, mediation)
   ).map(({ name, description, parameters }) => ({ name, description, parameters }));
   const stream = t.sink.streaming && model.capabilities.streaming === true;
-  const probe = t.probe.call(model, stream);
+  const probe = t.probe.call(model, stream, t.seal !== null);
   const reply = await callModel({
     entry,
     model,

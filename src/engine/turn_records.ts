@@ -108,7 +108,7 @@ export async function recordCost(
   });
   const cost = usageCost(model, reported.inputTokens ?? 0, reported.outputTokens ?? 0);
   const scope = decisionScope(baseScope(t), d);
-  t.probe.usage(d, reported.inputTokens ?? 0, reported.outputTokens ?? 0, cost);
+  t.probe.usage(d, reported, cost, t.seal !== null);
   await recordTrace(t.deps.db, t.seal, [costEvent(scope, usage, cost)]);
   await appendUsageEvent(t.deps.db, {
     sessionId: t.session.id,

@@ -15,14 +15,15 @@ export interface ModelRef {
   model: string;
 }
 
+interface Tokens {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
 export interface CallProbe {
   /** The first delta of a streamed call arrived. */
   firstDelta(): void;
-  end(reply: {
-    usage: { inputTokens?: number; outputTokens?: number };
-    stopReason: string | null;
-    interrupted: boolean;
-  }): void;
+  end(reply: { usage: Tokens; stopReason: string | null; interrupted: boolean }): void;
   /** `category` is the provider failure's category, `code` its error code. */
   fail(category: string, code: string): void;
 }
@@ -30,10 +31,14 @@ export interface CallProbe {
 export interface TurnProbe {
   /** Call before deciding; `end` takes the decision. */
   routing(): { end(decided: Outcome<TurnDecision>): void };
-  call(model: ModelRef, streamed: boolean): CallProbe;
+  /** `sealed`: an encrypted session, whose token figures are not readable metadata. */
+  call(model: ModelRef, streamed: boolean, sealed: boolean): CallProbe;
   fallback(model: ModelRef, category: string): void;
-  /** `costUsd` is null for a model without prices. */
-  usage(d: TurnDecision, input: number, output: number, costUsd: string | null): void;
+  /**
+   * Counts tokens and cost (null for a model without prices); an encrypted
+   * session's figures are sealed (decisions.md §8), so they are not counted.
+   */
+  usage(d: TurnDecision, reported: Tokens, costUsd: string | null, sealed: boolean): void;
   /** `outcome`: the envelope status, `failed` or `superseded`. */
   end(outcome: string): void;
 }
@@ -100,7 +105,7 @@ export function turnProbe(
         },
       };
     },
-    call(model, streamed) {
+    call(model, streamed, sealed) {
       if (m === null && span === undefined) return NO_CALL;
       const callStarted = performance.now();
       const children = m?.call(model.provider, model.model);
@@ -128,15 +133,17 @@ export function turnProbe(
           children?.firstToken.observe((performance.now() - callStarted) / 1000);
         },
         end(reply) {
-          callSpan?.setAttributes({
-            "gen_ai.response.model": model.model,
-            "gen_ai.usage.input_tokens": reply.usage.inputTokens ?? 0,
-            "gen_ai.usage.output_tokens": reply.usage.outputTokens ?? 0,
-            ...(reply.stopReason === null
-              ? {}
-              : { "gen_ai.response.finish_reasons": [reply.stopReason] }),
-            ...(reply.interrupted ? { "switchyard.interrupted": true } : {}),
-          });
+          callSpan?.setAttribute("gen_ai.response.model", model.model);
+          if (reply.interrupted) callSpan?.setAttribute("switchyard.interrupted", true);
+          if (!sealed) {
+            callSpan?.setAttributes({
+              "gen_ai.usage.input_tokens": reply.usage.inputTokens ?? 0,
+              "gen_ai.usage.output_tokens": reply.usage.outputTokens ?? 0,
+              ...(reply.stopReason === null
+                ? {}
+                : { "gen_ai.response.finish_reasons": [reply.stopReason] }),
+            });
+          }
           done(reply.interrupted ? "interrupted" : "ok");
         },
         fail(category, code) {
@@ -153,11 +160,11 @@ export function turnProbe(
         "switchyard.reason": category,
       });
     },
-    usage(d, input, output, costUsd) {
-      if (m === null) return;
+    usage(d, reported, costUsd, sealed) {
+      if (m === null || sealed) return;
       const u = m.usage(d.routing.model.provider, d.routing.model.model, d.classification.intent);
-      u.input.inc(input);
-      u.output.inc(output);
+      u.input.inc(reported.inputTokens ?? 0);
+      u.output.inc(reported.outputTokens ?? 0);
       // The exact decimal becomes a float only here, at the exporter's edge.
       if (costUsd !== null) u.cost.inc(Number(costUsd));
     },

@@ -10,6 +10,7 @@ import type { Registry } from "../../src/providers/registry.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
 import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { openPglite } from "../../src/store/pglite_driver.ts";
 import { assertMatchesOpenApi } from "./openapi.ts";
@@ -49,6 +50,8 @@ export interface TestAppOptions {
   configure?: (config: Config) => void;
   /** Supersede signals shared with other instances (PostgreSQL LISTEN/NOTIFY). */
   signals?: SupersedeSignals;
+  /** Metrics and traces; the store is instrumented through it as main.ts does. */
+  telemetry?: Telemetry;
 }
 
 /** The whole service in process, on an in-memory PGlite (or the store given). */
@@ -58,8 +61,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.providers = { ...config.providers, ...options.providers };
   options.configure?.(config);
   const registry = registryFromConfig(config);
-  const db = options.db ?? await openPglite("memory://");
-  await migrate(db);
+  const store = options.db ?? await openPglite("memory://");
+  await migrate(store);
+  const db = options.telemetry?.instrumentDb(store, 1) ?? store;
   const logger = memoryLogger();
   const clock = testClock();
   const listingCache = createModelCache<ModelDescriptor[]>({ now: () => clock.now().getTime() });
@@ -72,6 +76,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     registry,
     listingCache,
     ...(options.signals ? { signals: options.signals } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
   return {
     handler: createHandler(deps),

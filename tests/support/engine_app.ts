@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, beforeEach } from "node:test";
+import type { Config } from "../../src/config.ts";
 import type { Db } from "../../src/store/db.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { openSupersedeSignals, type SupersedeSignals } from "../../src/store/supersede_signal.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { type Account, call, createTestApp, signUp, type TestApp } from "./app.ts";
 import { createScratchDatabase } from "./databases.ts";
 import { type FakeProvider, type FixtureResponse, startFakeProvider } from "./fake_provider.ts";
@@ -19,6 +21,8 @@ export interface EngineAppOptions {
   ollama: string;
   db?: Db;
   signals?: SupersedeSignals;
+  telemetry?: Telemetry;
+  configure?: (config: Config) => void;
 }
 
 /** The service in process with openai and ollama pointed at fake providers, models configured. */
@@ -26,11 +30,15 @@ export function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
   return createTestApp({
     db: o.db,
     signals: o.signals,
+    telemetry: o.telemetry,
     providers: {
       openai: { base_url: `${o.openai}/v1`, models: ["gpt-4o-mini", "gpt-4o"] },
       ollama: { base_url: o.ollama, models: ["qwen3:8b"] },
     },
-    configure: (config) => void (config.limits.providerTimeoutMs = 10_000),
+    configure: (config) => {
+      config.limits.providerTimeoutMs = 10_000;
+      o.configure?.(config);
+    },
   });
 }
 
