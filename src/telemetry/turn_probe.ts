@@ -93,7 +93,9 @@ export function turnProbe(
             const attributes = {
               "switchyard.task_type": d.classification.intent,
               "switchyard.rule_kind": kind,
-              "switchyard.matched_rule": d.routing.rule?.name ?? kind,
+              ...(d.routing.rule === null
+                ? {}
+                : { "switchyard.matched_rule": d.routing.rule.name }),
               "switchyard.fallback_used": d.routing.fallback_used,
               "gen_ai.provider.name": genAiProvider(d.routing.model.provider),
               "gen_ai.request.model": d.routing.model.model,

@@ -255,7 +255,9 @@ describe("GET /metrics", () => {
         const r = await app.handler(new Request(`http://127.0.0.1${path}`));
         assert.equal(r.status, 404);
       }
-      const brew = await app.handler(new Request("http://127.0.0.1/status", { method: "PROPFIND" }));
+      const brew = await app.handler(
+        new Request("http://127.0.0.1/status", { method: "PROPFIND" }),
+      );
       assert.equal(brew.status, 405);
     });
     const unmatched = { route: "unmatched", method: "GET", status: "404" };
