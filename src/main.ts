@@ -57,7 +57,7 @@ export function registryFromConfig(config: Config): Registry {
 }
 
 /** Metrics unless turned off; traces only with an OTLP endpoint. */
-export function telemetryFromConfig(config: Config): Telemetry {
+export function telemetryFromConfig(config: Config): Promise<Telemetry> {
   const { metricsEnabled, otlpEndpoint, serviceName } = config.telemetry;
   return createTelemetry({
     metrics: metricsEnabled,
@@ -84,7 +84,7 @@ export async function startService(
 ): Promise<Service> {
   const config = await loadConfig(args, env);
   const registry = registryFromConfig(config);
-  const telemetry = telemetryFromConfig(config);
+  const telemetry = await telemetryFromConfig(config);
   // postgres.js keeps up to 10 connections (postgres_driver.ts); PGlite has one.
   const db = telemetry.instrumentDb(
     await openMigratedStore(config, runtime, logger),

@@ -12,7 +12,7 @@ import { type Instruments, instruments } from "./instruments.ts";
 import { methodLabel, nameLabel } from "./label_cache.ts";
 import { metricFamilies } from "./metrics.ts";
 import { NO_TURN, type TurnProbe, turnProbe } from "./turn_probe.ts";
-import { createTracing, type Tracing, type TracingOptions } from "./tracing.ts";
+import type { Tracing, TracingOptions } from "./tracing.ts";
 
 export interface RequestProbe {
   /** The matched route's template; unmatched paths share one label value. */
@@ -122,10 +122,17 @@ export interface TelemetryOptions {
   tracing?: TracingOptions;
 }
 
-export function createTelemetry(options: TelemetryOptions): Telemetry {
+/** The OpenTelemetry SDK and exporter are loaded only when tracing is configured. */
+async function tracingFor(options: TracingOptions | undefined): Promise<Tracing | null> {
+  if (options === undefined) return null;
+  const { createTracing } = await import("./tracing.ts");
+  return createTracing(options);
+}
+
+export async function createTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   if (!options.metrics && options.tracing === undefined) return NO_TELEMETRY;
   const m = options.metrics ? instruments(metricFamilies()) : null;
-  const tracing = options.tracing === undefined ? null : createTracing(options.tracing);
+  const tracing = await tracingFor(options.tracing);
   return {
     request: (request) =>
       tracing === null ? new PlainRequest(m) : new TracedRequest(m, tracing, request),

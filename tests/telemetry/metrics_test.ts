@@ -39,7 +39,7 @@ const sessions: string[] = [];
 before(async () => {
   openai = await startFakeProvider();
   ollama = await startFakeProvider();
-  telemetry = createTelemetry({ metrics: true });
+  telemetry = await createTelemetry({ metrics: true });
   app = await createEngineApp({ openai: openai.url, ollama: ollama.url, telemetry });
   alice = await signUp(app);
 });
@@ -299,7 +299,7 @@ describe("closing /metrics", () => {
       openai: openai.url,
       ollama: ollama.url,
       db: app.db,
-      telemetry: createTelemetry({ metrics: true }),
+      telemetry: await createTelemetry({ metrics: true }),
       configure: (c) => void (c.telemetry.metricsToken = token),
     });
     try {
@@ -327,7 +327,7 @@ describe("closing /metrics", () => {
       openai: openai.url,
       ollama: ollama.url,
       db: app.db,
-      telemetry: createTelemetry({ metrics: true }),
+      telemetry: await createTelemetry({ metrics: true }),
       configure: (c) => void (c.telemetry.metricsListen = { host: "127.0.0.1", port: 0 }),
     });
     const off = await createEngineApp({ openai: openai.url, ollama: ollama.url, db: app.db });

@@ -74,7 +74,7 @@ let alice: Account;
 before(async () => {
   openai = await startFakeProvider();
   receiver = await startOtlpReceiver();
-  telemetry = createTelemetry({
+  telemetry = await createTelemetry({
     metrics: true,
     tracing: { endpoint: receiver.url, serviceName: "switchyard-test", batchDelayMs: 20 },
   });
