@@ -71,12 +71,15 @@ export async function scrape(handler: Handler, headers: HeadersInit = {}): Promi
   };
 }
 
-/** What changed between two scrapes, for a counter or gauge. */
+/** What changed between two scrapes: a counter or gauge, or with `histogram`, a histogram's count. */
 export function delta(
   before: Scrape,
   after: Scrape,
   name: string,
   labels: Record<string, string> = {},
+  histogram = false,
 ): number {
-  return after.value(name, labels) - before.value(name, labels);
+  return histogram
+    ? after.count(name, labels) - before.count(name, labels)
+    : after.value(name, labels) - before.value(name, labels);
 }

@@ -86,8 +86,13 @@ describe("GET /metrics", () => {
     const requests = { route: EXECUTE, method: "POST", status: "200" };
     assert.equal(delta(b, a, "switchyard_http_requests_total", requests), 1);
     assert.equal(
-      a.count("switchyard_http_request_duration_seconds", { route: EXECUTE, method: "POST" }) -
-        b.count("switchyard_http_request_duration_seconds", { route: EXECUTE, method: "POST" }),
+      delta(
+        b,
+        a,
+        "switchyard_http_request_duration_seconds",
+        { route: EXECUTE, method: "POST" },
+        true,
+      ),
       1,
     );
     assert.equal(delta(b, a, "switchyard_turns_total", { outcome: "completed" }), 1);
@@ -98,8 +103,7 @@ describe("GET /metrics", () => {
       1,
     );
     assert.equal(
-      a.count("switchyard_provider_call_duration_seconds", GPT) -
-        b.count("switchyard_provider_call_duration_seconds", GPT),
+      delta(b, a, "switchyard_provider_call_duration_seconds", GPT, true),
       1,
     );
     const usage = { ...GPT, task_type: "chat" };
@@ -133,8 +137,7 @@ describe("GET /metrics", () => {
     });
     assert.equal(delta(b, a, "switchyard_turns_total", { outcome: "completed" }), 1);
     assert.equal(
-      a.count("switchyard_provider_time_to_first_token_seconds", GPT) -
-        b.count("switchyard_provider_time_to_first_token_seconds", GPT),
+      delta(b, a, "switchyard_provider_time_to_first_token_seconds", GPT, true),
       1,
     );
     const usage = { ...GPT, task_type: "chat" };

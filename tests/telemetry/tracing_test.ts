@@ -39,6 +39,14 @@ const policy = {
 const INCOMING_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const INCOMING_SPAN = "00f067aa0ba902b7";
 const EXECUTE = "POST /api/v1/sessions/:session_id/execute";
+/** What a buffered call to the policy's model says of itself whatever the session. */
+const CALL_METADATA = {
+  "gen_ai.operation.name": "chat",
+  "gen_ai.provider.name": "openai",
+  "gen_ai.request.model": "gpt-4o-mini",
+  "switchyard.streamed": false,
+  "gen_ai.response.model": "gpt-4o-mini",
+};
 const CONTINUE = "POST /api/v1/sessions/:session_id/continue";
 
 /** Every attribute a span may carry: readable metadata only. */
@@ -191,11 +199,7 @@ describe("OpenTelemetry traces", () => {
     assert.equal(tree.calls[0].name, "chat gpt-4o-mini");
     assert.equal(tree.calls[0].kind, 3, "a model call is a client span");
     assert.deepEqual(tree.calls[0].attributes, {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": "gpt-4o-mini",
-      "switchyard.streamed": false,
-      "gen_ai.response.model": "gpt-4o-mini",
+      ...CALL_METADATA,
       "gen_ai.usage.input_tokens": 24,
       "gen_ai.usage.output_tokens": 7,
       "gen_ai.response.finish_reasons": ["tool_calls"],
@@ -263,13 +267,7 @@ describe("OpenTelemetry traces", () => {
     const spans = await exported();
     const tree = turnTree(spans, requestSpan(spans, traceId, EXECUTE));
     assert.equal(tree.routing[0].attributes["gen_ai.request.model"], "gpt-4o-mini");
-    assert.deepEqual(tree.calls[0].attributes, {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": "gpt-4o-mini",
-      "switchyard.streamed": false,
-      "gen_ai.response.model": "gpt-4o-mini",
-    });
+    assert.deepEqual(tree.calls[0].attributes, CALL_METADATA);
     assertReadableOnly(spans);
   });
 });
