@@ -20,8 +20,14 @@ export interface ServiceProcess {
 
 const KEPT_ERRORS = 5;
 
-export function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  const args = onBun ? ["src/runtime/bun.ts"] : ["run", "--allow-all", "src/runtime/deno.ts"];
+/** `runtimeFlags` go to the runtime before the entry file (e.g. `--inspect=127.0.0.1:9229`). */
+export function startService(
+  env: Record<string, string>,
+  runtimeFlags: readonly string[] = [],
+): Promise<ServiceProcess> {
+  const args = onBun
+    ? [...runtimeFlags, "src/runtime/bun.ts"]
+    : ["run", "--allow-all", ...runtimeFlags, "src/runtime/deno.ts"];
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.ROUTER_CONFIG;

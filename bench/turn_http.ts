@@ -41,14 +41,17 @@ export interface TurnService {
 }
 
 /** `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in memory). */
-export async function startTurnService(databaseUrl?: string): Promise<TurnService> {
+export async function startTurnService(
+  databaseUrl?: string,
+  runtimeFlags: readonly string[] = [],
+): Promise<TurnService> {
   const provider = await startChatProvider();
   let service: ServiceProcess | undefined;
   try {
     service = await startService({
       ROUTER_PROVIDERS_OPENAI_BASE_URL: `${provider.url}/v1`,
       ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
-    });
+    }, runtimeFlags);
     const url = service.url;
     const headers = {
       ...await signedIn(url),

@@ -10,10 +10,12 @@ import { errorEnvelope, idleEnvelope, type TurnEnvelope } from "../core/turn_env
 import { turnEnd } from "../core/turn_stream_events.ts";
 import { jsonResponse } from "../http/error_response.ts";
 import { KEEP_ALIVE_INTERVAL_MS, SSE_HEADERS } from "../http/sse.ts";
-import { finishRun, recoverRun } from "../store/runs.ts";
+import { recoverRun } from "../store/runs.ts";
+import { hasRecords, noRecords, writeTurn } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
 import { guardTurn } from "./turn_guard.ts";
+import { finishTurn, takeRecords } from "./turn_records.ts";
 import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
 
 export interface ClaimedTurn {
@@ -52,7 +54,11 @@ async function handOver(turn: ClaimedTurn, handoff: Handoff | null): Promise<voi
   );
 }
 
-/** Runs the turn under its guard; an unexpected error ends the run in `error`. */
+/**
+ * Runs the turn under its guard. Records the turn gathered but did not write
+ * with a transition (a turn cut by a supersede) are written on the way out;
+ * an unexpected error ends the run in `error` with them.
+ */
 async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   const { deps } = turn;
   const guard = guardTurn({
@@ -64,8 +70,10 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     now: deps.now,
   });
   const probe = deps.telemetry.turn(turn.turnId, turn.stream);
+  const live = { sink, signal: guard.signal, seq: turn.seq, records: noRecords(), probe };
   try {
-    const result = await turn.run({ sink, signal: guard.signal, seq: turn.seq, probe });
+    const result = await turn.run(live);
+    if (hasRecords(live.records)) await writeTurn(deps.db, null, takeRecords(live));
     probe.end(outcomeOf(result));
     if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
     return result;
@@ -74,12 +82,11 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       error: error instanceof Error ? error.name : typeof error,
       code: (error as { code?: unknown })?.code,
     });
-    await finishRun(deps.db, {
-      runId: turn.runId,
-      turnId: turn.turnId,
-      now: deps.now(),
-      state: "error",
-    }).catch(() => false);
+    await finishTurn(
+      { deps, runId: turn.runId, turnId: turn.turnId, records: live.records },
+      "error",
+    )
+      .catch(() => false);
     probe.end("failed");
     // A request that cut the turn as it failed need not wait out its timeout.
     await handOver(turn, null);

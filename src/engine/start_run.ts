@@ -22,7 +22,8 @@ import { encryptStep, sealedHistory } from "./sealed_steps.ts";
 import { traceEvent, type TraceScope } from "./trace_records.ts";
 import type { EngineDeps, TurnBase, TurnContext } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
-import { persistMessage } from "./turn_records.ts";
+import { historyFrom, memoryFrom, persistMessage } from "./turn_records.ts";
+import { noRecords } from "../store/turn_writes.ts";
 
 export interface TurnCall {
   deps: EngineDeps;
@@ -92,13 +93,25 @@ export async function startRun(
   const seal = sealScope(session.key_id, newSealedState());
   // The catalog is listed before the claim: a slow listing must not hold the run.
   const base = await turnContextFor(call, { runId, turnId, input, seal });
+  const now = deps.now();
+  const scope = { sessionId: session.id, traceId: turnId, now };
+  // A plaintext session's claim stores the prompt and reads history and memory in the same call.
+  const prompt = seal === null ? noRecords() : undefined;
+  if (prompt !== undefined) {
+    await persistMessage({ ...base, records: prompt }, { role: "user", text: request.input.text });
+  }
   const claim = await claimForExecute(deps.db, {
     sessionId: session.id,
     runId,
     turnId,
     instance: deps.instance,
-    now: deps.now(),
+    now,
     runInput: seal === null ? input as unknown as Record<string, unknown> : { ...seal.state },
+    ...(prompt === undefined ? {} : {
+      records: prompt,
+      cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
+      read: { userId: session.user_id },
+    }),
   });
   if (claim.kind === "in_flight") {
     throw ServiceError.of(
@@ -107,8 +120,11 @@ export async function startRun(
     );
   }
   deps.telemetry.runClaimed("execute", claim.superseded !== null);
-  const scope = { sessionId: session.id, traceId: turnId, now: deps.now() };
-  await cancelPendingCalls(deps, scope, claim.superseded, seal);
+  if (seal !== null) await cancelPendingCalls(deps, scope, claim.superseded, seal);
+  const reading = claim.reading === undefined ? undefined : {
+    history: historyFrom(base, claim.reading.history),
+    memory: memoryFrom(base, claim.reading.memory),
+  };
   return await respondWithTurn({
     deps,
     runId,
@@ -116,13 +132,14 @@ export async function startRun(
     seq: claim.run.supersede_seq,
     stream: call.stream,
     async run(live) {
-      const t: TurnContext = { ...base, ...live };
+      const t: TurnContext = { ...base, ...live, ...(reading === undefined ? {} : { reading }) };
+      if (seal === null) return await runTurns(t);
       await persistMessage(t, {
         role: "user",
         text: request.input.text,
-        ...(seal !== null && ciphertext !== undefined ? { sealed: { ...ciphertext } } : {}),
+        ...(ciphertext !== undefined ? { sealed: { ...ciphertext } } : {}),
       });
-      if (seal !== null && Object.keys(await sealedHistory({ ...t, seal })).length > 0) {
+      if (Object.keys(await sealedHistory({ ...t, seal })).length > 0) {
         // Sealed history must be opened first: the run input is sealed to survive that pause.
         const ref = `run_input:${turnId}`;
         seal.toEncrypt[ref] = JSON.stringify(input);

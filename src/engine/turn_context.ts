@@ -4,6 +4,8 @@
  * run over, which the loop reads as "superseded".
  */
 import type { Failure } from "../core/errors.ts";
+import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
+import type { TurnRecords } from "../store/turn_writes.ts";
 import type { TurnEnvelope } from "../core/turn_envelope.ts";
 import type { Deps } from "../http/context.ts";
 import type { ProviderCredentials } from "../providers/credentials.ts";
@@ -37,6 +39,8 @@ export interface TurnBase {
   input: RunInput;
   /** Set exactly for an encrypted session. */
   seal: SealScope | null;
+  /** What the claim read for the turn, so its first model call reads nothing more. */
+  reading?: { history: HistoryMessage[]; memory: MemoryEntry[] };
 }
 
 /** What a claimed turn runs with. */
@@ -46,6 +50,8 @@ export interface TurnLive {
   signal: AbortSignal;
   /** `supersede_seq` as the claim left it: the request that cuts the turn sets the next. */
   seq: number;
+  /** What the turn wrote so far and not yet stored (store/turn_writes.ts). */
+  records: TurnRecords;
   /** Metrics and spans of this turn. */
   probe: TurnProbe;
 }

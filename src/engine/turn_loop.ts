@@ -22,7 +22,6 @@ import {
 import { allowsFallback, ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
-import { recordTrace } from "./seal_scope.ts";
 import { promptMessages, systemPreamble } from "./prompt.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { toolExchanges } from "./run_input.ts";
@@ -33,6 +32,7 @@ import {
   failTurn,
   loadHistory,
   loadMemory,
+  noteTrace,
   pauseTurn,
   persistMessage,
   recordCost,
@@ -124,10 +124,11 @@ async function loop(t: TurnContext): Promise<TurnResult> {
   const hops: Hop[] = [];
   let firstFailure: Failure | null = null;
   const failed = new Set<string>();
+  // History is read once a request; memory again after the service answered tool calls.
+  const history = t.reading?.history ?? await loadHistory(t);
   for (let calls = 0; calls < MAX_MODEL_CALLS; calls++) {
     if (t.signal.aborted) return { kind: "superseded" };
-    const history = await loadHistory(t);
-    const memory = await loadMemory(t);
+    const memory = calls === 0 && t.reading !== undefined ? t.reading.memory : await loadMemory(t);
     const provided = catalogInput(t.rc);
     const routing = t.probe.routing();
     const decided = decideTurn({
@@ -148,7 +149,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       );
     }
     const d = decided.value;
-    await recordTrace(t.deps.db, t.seal, decisionEvents(baseScope(t), d));
+    await noteTrace(t, decisionEvents(baseScope(t), d));
     const approval = preCallApproval({
       approval_id: t.deps.newId(),
       model: d.routing.model,
@@ -189,9 +190,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       hops.push(hop);
       firstFailure ??= own;
       failed.add(`${provider}/${model}`);
-      await recordTrace(t.deps.db, t.seal, [
-        fallbackHopEvent(decisionScope(baseScope(t), d), hop),
-      ]);
+      await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), hop)]);
       continue;
     }
     const usage = await recordCost(t, d, reply.usage);

@@ -10,51 +10,91 @@ import type { Pause } from "../core/run_state.ts";
 import type { TurnDecision } from "../core/turn_decision.ts";
 import { type TurnUsage, turnUsage } from "../core/turn_envelope.ts";
 import type { TokenUsage } from "../providers/types.ts";
-import { recallMemories } from "../store/memories.ts";
-import { appendMessage, listHistory } from "../store/messages.ts";
-import { finishRun } from "../store/runs.ts";
-import { pauseRun as pauseRunRow } from "../store/runs.ts";
+import { type MemoryRow, recallMemories } from "../store/memories.ts";
+import { appendMessage, listHistory, type StoredMessage } from "../store/messages.ts";
+import type { NewTraceEvent } from "../store/traces.ts";
+import { noRecords, type TurnRecords, writeTurn } from "../store/turn_writes.ts";
 import { appendUsageEvent } from "../store/usage.ts";
 import { recordTrace, type SealScope } from "./seal_scope.ts";
 import { costEvent, decisionScope, messageEvent, type TraceScope } from "./trace_records.ts";
 import type { TurnContext } from "./turn_context.ts";
 
-/** What the writes of a request need of its turn. */
-export type TurnScope = Pick<TurnContext, "deps" | "session" | "runId" | "turnId" | "seal">;
+/**
+ * What the writes of a request need of its turn. With `records` (a claimed
+ * turn of a plaintext session) messages, trace events and usage are gathered
+ * there and written with the turn's transition; without them, or in an
+ * encrypted session (whose `to_encrypt` names each record by its seq), they
+ * are written at once.
+ */
+export type TurnScope =
+  & Pick<TurnContext, "deps" | "session" | "runId" | "turnId" | "seal">
+  & Partial<Pick<TurnContext, "records">>;
+
+function gathering(t: TurnScope): TurnRecords | null {
+  return t.seal === null && t.records !== undefined ? t.records : null;
+}
+
+/** Records trace events with the turn's other writes (see TurnScope). */
+export async function noteTrace(t: TurnScope, events: readonly NewTraceEvent[]): Promise<void> {
+  const records = gathering(t);
+  if (records === null) return await recordTrace(t.deps.db, t.seal, events);
+  records.trace.push(...events);
+}
+
+/** Takes what was gathered, leaving the turn's records empty. */
+export function takeRecords(t: Partial<Pick<TurnContext, "records">>): TurnRecords {
+  if (t.records === undefined) return noRecords();
+  const taken = { ...t.records };
+  Object.assign(t.records, noRecords());
+  return taken;
+}
 
 export function baseScope(t: Pick<TurnContext, "deps" | "session" | "turnId">): TraceScope {
   return { sessionId: t.session.id, traceId: t.turnId, now: t.deps.now() };
 }
 
+type HistoryScope = Pick<TurnContext, "runId" | "seal">;
+
 /** Messages of earlier runs, oldest first, labelled by their sequence number. */
-/** Reads only the store, the session, the run to leave out and the seal, so preview can call it. */
-export async function loadHistory(
-  t: Pick<TurnContext, "runId" | "seal"> & {
-    deps: Pick<TurnContext["deps"], "db">;
-    session: Pick<TurnContext["session"], "id">;
-  },
-): Promise<HistoryMessage[]> {
-  const rows = await listHistory(t.deps.db, t.session.id);
-  const textOf = (m: (typeof rows)[number]) =>
-    t.seal === null ? m.content.plaintext : t.seal.plain[`message:${m.seq}`];
+export function historyFrom(
+  t: HistoryScope,
+  rows: readonly Pick<StoredMessage, "seq" | "run_id" | "role" | "content" | "constrained">[],
+): HistoryMessage[] {
   return rows.flatMap((m) => {
-    const content = m.run_id === t.runId ? undefined : textOf(m);
+    if (m.run_id === t.runId) return [];
+    const content = t.seal === null ? m.content.plaintext : t.seal.plain[`message:${m.seq}`];
     return typeof content === "string"
       ? [{ label: m.seq, role: m.role, content, constrained: m.constrained }]
       : [];
   });
 }
 
+/** Reads only the store, the session, the run to leave out and the seal, so preview can call it. */
+export async function loadHistory(
+  t: HistoryScope & {
+    deps: Pick<TurnContext["deps"], "db">;
+    session: Pick<TurnContext["session"], "id">;
+  },
+): Promise<HistoryMessage[]> {
+  return historyFrom(t, await listHistory(t.deps.db, t.session.id));
+}
+
+/** The recalled memory entries, user store first (decisions.md §9). */
+export function memoryFrom(
+  t: Pick<TurnContext, "seal">,
+  rows: readonly Pick<MemoryRow, "id" | "session_id" | "key" | "value">[],
+): MemoryEntry[] {
+  // User memory is never sealed (decisions.md §9); sealed session memory was opened by the client.
+  return rows.flatMap((row) => {
+    const value = row.value.plaintext ?? t.seal?.plain[`memory:${row.id}`];
+    const scope = row.session_id === null ? "user" as const : "session" as const;
+    return typeof value === "string" ? [{ scope, key: row.key, value }] : [];
+  });
+}
+
 export async function loadMemory(t: TurnContext): Promise<MemoryEntry[]> {
   const { user, session } = await recallMemories(t.deps.db, t.session.user_id, t.session.id);
-  // User memory is never sealed (decisions.md §9); sealed session memory was opened by the client.
-  const entry =
-    (scope: "user" | "session") =>
-    (row: { id: string; key: string; value: Record<string, unknown> }) => {
-      const value = row.value.plaintext ?? t.seal?.plain[`memory:${row.id}`];
-      return typeof value === "string" ? [{ scope, key: row.key, value }] : [];
-    };
-  return [...user.flatMap(entry("user")), ...session.flatMap(entry("session"))];
+  return memoryFrom(t, [...user, ...session]);
 }
 
 export async function persistMessage(
@@ -65,6 +105,8 @@ export async function persistMessage(
     model?: { provider: string; model: string };
     constrained?: boolean;
     interrupted?: boolean;
+    /** A reply written with the turn's transition: interrupted when that transition fails. */
+    interruptedUnlessMoved?: boolean;
     /** Encrypted session: the client's own envelope of `text` (a sealed prompt). */
     sealed?: Record<string, unknown>;
   },
@@ -76,7 +118,7 @@ export async function persistMessage(
     : m.sealed === undefined
     ? {}
     : { encrypted: m.sealed };
-  const row = await appendMessage(t.deps.db, {
+  const message = {
     id: t.deps.newId(),
     sessionId: t.session.id,
     runId: t.runId,
@@ -86,8 +128,18 @@ export async function persistMessage(
     model: m.model?.model ?? null,
     constrained: m.constrained ?? false,
     interrupted: m.interrupted ?? false,
+    interruptedUnlessMoved: m.interruptedUnlessMoved ?? false,
     now: t.deps.now(),
-  });
+  };
+  const event = messageEvent(scope, { role: m.role, seq: 0, interrupted: m.interrupted });
+  const records = gathering(t);
+  if (records !== null) {
+    // The seq is the store's to give: the event takes it when both are written.
+    records.trace.push({ ...event, messageIndex: records.messages.length });
+    records.messages.push(message);
+    return 0;
+  }
+  const row = await appendMessage(t.deps.db, message);
   if (t.seal !== null && m.sealed === undefined) t.seal.toEncrypt[`message:${row.seq}`] = m.text;
   await recordTrace(t.deps.db, t.seal, [
     messageEvent(scope, { role: m.role, seq: row.seq, interrupted: m.interrupted }),
@@ -109,8 +161,8 @@ export async function recordCost(
   const cost = usageCost(model, reported.inputTokens ?? 0, reported.outputTokens ?? 0);
   const scope = decisionScope(baseScope(t), d);
   t.probe.usage(d, reported, cost, t.seal !== null);
-  await recordTrace(t.deps.db, t.seal, [costEvent(scope, usage, cost)]);
-  await appendUsageEvent(t.deps.db, {
+  await noteTrace(t, [costEvent(scope, usage, cost)]);
+  const event = {
     sessionId: t.session.id,
     traceId: t.turnId,
     provider: model.provider,
@@ -123,7 +175,10 @@ export async function recordCost(
     cost,
     sealed: t.seal !== null,
     now: t.deps.now(),
-  });
+  };
+  const records = gathering(t);
+  if (records === null) await appendUsageEvent(t.deps.db, event);
+  else records.usage.push(event);
   return usage;
 }
 
@@ -145,32 +200,35 @@ export async function pauseTurn(t: TurnContext, pause: Pause): Promise<boolean> 
   });
 }
 
-/** Writes a pause and what the run keeps beside it. */
+/** Writes a pause and what the run keeps beside it, with the turn's records. */
 export async function writePause(
-  t: Pick<TurnContext, "deps" | "runId" | "turnId">,
+  t: Pick<TurnContext, "deps" | "runId" | "turnId"> & Partial<Pick<TurnContext, "records">>,
   pause: Pause,
   runInput: Record<string, unknown> | SealScope["state"],
 ): Promise<boolean> {
-  const row = await pauseRunRow(t.deps.db, {
+  const written = await writeTurn(t.deps.db, {
     runId: t.runId,
     turnId: t.turnId,
     now: t.deps.now(),
+    state: "awaiting_client",
     pause: pause as unknown as Record<string, unknown>,
     runInput: runInput as unknown as Record<string, unknown>,
-  });
-  return row !== null;
+  }, takeRecords(t));
+  return written.moved;
 }
 
+/** Ends the turn (running → idle or error) with its records; false when superseded. */
 export async function finishTurn(
-  t: Pick<TurnContext, "deps" | "runId" | "turnId">,
+  t: Pick<TurnContext, "deps" | "runId" | "turnId"> & Partial<Pick<TurnContext, "records">>,
   state: "idle" | "error",
 ): Promise<boolean> {
-  return await finishRun(t.deps.db, {
+  const written = await writeTurn(t.deps.db, {
     runId: t.runId,
     turnId: t.turnId,
     now: t.deps.now(),
     state,
-  });
+  }, takeRecords(t));
+  return written.moved;
 }
 
 /** A terminal failure: the run goes to `error` (the session stays usable). */

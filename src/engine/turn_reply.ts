@@ -28,11 +28,17 @@ import {
 } from "../core/turn_envelope.ts";
 import { toolCallRequested } from "../core/turn_stream_events.ts";
 import { forgetMemory, listMemories, recordMemory } from "../store/memories.ts";
-import { recordTrace } from "./seal_scope.ts";
 import type { ModelReply } from "./provider_call.ts";
 import { decisionScope, traceEvent } from "./trace_records.ts";
 import type { TurnContext, TurnResult } from "./turn_context.ts";
-import { baseScope, finishTurn, pauseTurn, persistMessage, writePause } from "./turn_records.ts";
+import {
+  baseScope,
+  finishTurn,
+  noteTrace,
+  pauseTurn,
+  persistMessage,
+  writePause,
+} from "./turn_records.ts";
 
 async function runMemory(t: TurnContext, m: ToolMediation): Promise<ServiceResult[]> {
   const out: ServiceResult[] = [];
@@ -71,15 +77,14 @@ async function complete(
   constrained: boolean,
 ): Promise<TurnResult> {
   if (t.seal !== null) return await completeSealed(t, d, reply, usage, constrained);
-  const finished = await finishTurn(t, "idle");
   await persistMessage(t, {
     role: "assistant",
     text: reply.text,
     model: d.routing.model,
     constrained,
-    interrupted: !finished,
+    interruptedUnlessMoved: true,
   }, decisionScope(baseScope(t), d));
-  if (!finished) return { kind: "superseded" };
+  if (!(await finishTurn(t, "idle"))) return { kind: "superseded" };
   return {
     kind: "envelope",
     envelope: completedEnvelope({
@@ -189,9 +194,8 @@ export async function afterReply(
       : memory.some((r) => r.call_id === id)
       ? "executed" as const
       : "denied" as const;
-  await recordTrace(
-    t.deps.db,
-    t.seal,
+  await noteTrace(
+    t,
     calls.map((c) =>
       traceEvent(scope, "tool_call", toolCallTracePayload(c.call_id, c.name, status(c.call_id)))
     ),

@@ -5,7 +5,6 @@
  * a supersede (decisions.md §7).
  */
 import type { Queryable } from "./db.ts";
-import { inTransaction } from "./transaction.ts";
 
 export interface StoredMessage {
   id: string;
@@ -38,37 +37,36 @@ export interface NewMessage {
 }
 
 /**
- * Appends with the next `seq` of the session (1 for the first). Appends of one
- * session are serialised on its row, so a superseded instance persisting a
- * partial reply and the new turn persisting its prompt never take the same
- * seq. Works on the store or inside a caller's transaction.
+ * Appends with the next `seq` of the session (1 for the first), taken from the
+ * session's counter under its row lock, so a superseded instance persisting a
+ * partial reply and the new turn persisting its prompt never take the same seq.
  */
 export async function appendMessage(db: Queryable, m: NewMessage): Promise<StoredMessage> {
-  return await inTransaction(db, async (tx) => {
-    await tx.query("SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [m.sessionId]);
-    // A statement of its own, so its snapshot sees what the lock waited for.
-    const rows = await tx.query<StoredMessage>(
-      `INSERT INTO messages (id, session_id, run_id, seq, role, content, provider, model,
-                             constrained, interrupted, created_at)
-       SELECT $1::uuid, $2::uuid, $3::uuid, coalesce(max(seq), 0) + 1, $4::text, $5::jsonb, $6::text,
-              $7::text, $8::boolean, $9::boolean, $10::timestamptz
-       FROM messages WHERE session_id = $2
-       RETURNING ${COLUMNS}`,
-      [
-        m.id,
-        m.sessionId,
-        m.runId ?? null,
-        m.role,
-        JSON.stringify(m.content),
-        m.provider ?? null,
-        m.model ?? null,
-        m.constrained ?? false,
-        m.interrupted ?? false,
-        m.now,
-      ],
-    );
-    return rows[0];
-  });
+  const rows = await db.query<StoredMessage>(
+    `WITH counter AS (
+       UPDATE sessions SET last_message_seq = last_message_seq + 1 WHERE id = $2
+       RETURNING last_message_seq
+     )
+     INSERT INTO messages (id, session_id, run_id, seq, role, content, provider, model,
+                           constrained, interrupted, created_at)
+     SELECT $1::uuid, $2::uuid, $3::uuid, last_message_seq, $4::text, $5::jsonb, $6::text,
+            $7::text, $8::boolean, $9::boolean, $10::timestamptz
+     FROM counter
+     RETURNING ${COLUMNS}`,
+    [
+      m.id,
+      m.sessionId,
+      m.runId ?? null,
+      m.role,
+      JSON.stringify(m.content),
+      m.provider ?? null,
+      m.model ?? null,
+      m.constrained ?? false,
+      m.interrupted ?? false,
+      m.now,
+    ],
+  );
+  return rows[0];
 }
 
 /** The whole history of a session, oldest first, with the marks the engine needs. */

@@ -13,8 +13,11 @@
 import type { Queryable } from "./db.ts";
 import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
 import { claimLapsed, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
+import { RECALL_LIMIT } from "./memories.ts";
 import { notifySuperseded } from "./supersede_signal.ts";
+import { type NewTraceEvent, traceRecord } from "./traces.ts";
 import { inTransaction, isUniqueViolation } from "./transaction.ts";
+import { recordsDocument, type TurnRecords } from "./turn_writes.ts";
 
 export interface ClaimRequest {
   sessionId: string;
@@ -26,71 +29,115 @@ export interface ClaimRequest {
   leaseMs?: number;
 }
 
-export type ExecuteClaim =
-  /** `superseded`: the run that was live before (as it was), now idle, or error if its claim lapsed. */
-  | { kind: "claimed"; run: RunRow; superseded: RunRow | null }
-  | { kind: "in_flight"; run: RunRow | null };
-
-async function lockSession(tx: Queryable, sessionId: string): Promise<void> {
-  await tx.query("SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
+/** What the claimed turn reads to start: history and the recalled memory (migration 004). */
+export interface TurnReading {
+  history: {
+    seq: number;
+    run_id: string | null;
+    role: string;
+    content: Record<string, unknown>;
+    constrained: boolean;
+  }[];
+  memory: { id: string; session_id: string | null; key: string; value: Record<string, unknown> }[];
 }
 
-async function lockLiveRun(tx: Queryable, sessionId: string): Promise<RunRow | null> {
-  const rows = await tx.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs
-     WHERE session_id = $1 AND state IN ('running', 'awaiting_client') FOR UPDATE`,
-    [sessionId],
-  );
-  return rows[0] ?? null;
+export type ExecuteClaim =
+  /** `superseded`: the run that was live before (as it was), now idle, or error if its claim lapsed. */
+  | {
+    kind: "claimed";
+    run: RunRow;
+    superseded: RunRow | null;
+    /** The `seq`s of `records.messages`. */
+    messageSeqs: number[];
+    /** Present when `read` was asked for. */
+    reading?: TurnReading;
+  }
+  /** `run`: the running run, when the refusal came from reading it (not from the unique index). */
+  | { kind: "in_flight"; run: RunRow | null };
+
+export interface ExecuteClaimRequest extends ClaimRequest {
+  runId: string;
+  runInput?: Record<string, unknown>;
+  /** Written once the run is claimed, in the same transaction (the prompt and its trace event). */
+  records?: TurnRecords;
+  /**
+   * The trace event recorded for each pending tool call of a superseded run,
+   * before `records`; its payload gets the call's `call_id` and `tool_name`.
+   */
+  cancelledCall?: NewTraceEvent;
+  /** Read the session's history and the user's and session's memory after the claim. */
+  read?: { userId: string };
+}
+
+type RunJson = Omit<RunRow, "claim_expires" | "created_at" | "updated_at"> & {
+  claim_expires: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+function runFromJson(r: RunJson): RunRow {
+  return {
+    ...r,
+    claim_expires: r.claim_expires === null ? null : new Date(r.claim_expires),
+    created_at: new Date(r.created_at),
+    updated_at: new Date(r.updated_at),
+  };
 }
 
 /**
  * Starts a new run in state running, unless a turn is running (in flight). A
  * run awaiting the client is superseded in the same transaction (it goes idle,
  * its pending data cleared, like a break); a running run whose claim lapsed
- * belonged to a crashed instance and goes to error.
+ * belonged to a crashed instance and goes to error. One statement
+ * (`switchyard_claim_execute`): the claim, the prompt's records and the
+ * turn's reading travel in one round trip.
  */
 export async function claimForExecute(
   db: Queryable,
-  c: ClaimRequest & { runId: string; runInput?: Record<string, unknown> },
+  c: ExecuteClaimRequest,
 ): Promise<ExecuteClaim> {
+  const request = {
+    session_id: c.sessionId,
+    run_id: c.runId,
+    turn_id: c.turnId,
+    instance: c.instance,
+    now: c.now.toISOString(),
+    lease_until: leaseUntil(c.now, c.leaseMs).toISOString(),
+    run_input: c.runInput ?? {},
+    ...(c.records === undefined ? {} : { records: recordsDocument(c.records) }),
+    ...(c.cancelledCall === undefined ? {} : { cancelled_call: traceRecord(c.cancelledCall) }),
+    ...(c.read === undefined
+      ? {}
+      : { read: { user_id: c.read.userId }, recall_limit: RECALL_LIMIT }),
+  };
+  let answer: {
+    kind: "claimed" | "in_flight";
+    run: RunJson;
+    superseded: RunJson | null;
+    message_seqs: number[];
+    history: TurnReading["history"] | null;
+    memory: TurnReading["memory"] | null;
+  };
   try {
-    return await inTransaction(db, async (tx): Promise<ExecuteClaim> => {
-      await lockSession(tx, c.sessionId);
-      const live = await lockLiveRun(tx, c.sessionId);
-      if (live !== null && live.state === "running" && !claimLapsed(live, c.now)) {
-        return { kind: "in_flight", run: live };
-      }
-      if (live !== null) {
-        const rows = await tx.query<{ supersede_seq: number }>(
-          `UPDATE runs SET state = $2, pause = NULL, claimed_by = NULL, claim_expires = NULL,
-             supersede_seq = supersede_seq + 1, updated_at = $3
-           WHERE id = $1 RETURNING supersede_seq`,
-          [live.id, live.state === "running" ? "error" : "idle", c.now],
-        );
-        await notifySuperseded(tx, live.id, rows[0].supersede_seq);
-      }
-      const rows = await tx.query<RunRow>(
-        `INSERT INTO runs (id, session_id, state, run_input, current_turn, claimed_by, claim_expires,
-                           created_at, updated_at)
-         VALUES ($1, $2, 'running', $3::jsonb, $4, $5, $6, $7, $7)
-         RETURNING ${RUN_COLUMNS}`,
-        [
-          c.runId,
-          c.sessionId,
-          JSON.stringify(c.runInput ?? {}),
-          c.turnId,
-          c.instance,
-          leaseUntil(c.now, c.leaseMs),
-          c.now,
-        ],
-      );
-      return { kind: "claimed", run: rows[0], superseded: live };
-    });
+    const rows = await db.query<{ c: typeof answer }>(
+      "SELECT switchyard_claim_execute($1::jsonb) AS c",
+      [JSON.stringify(request)],
+    );
+    answer = rows[0].c;
   } catch (error) {
     if (isUniqueViolation(error)) return { kind: "in_flight", run: null };
     throw error;
   }
+  if (answer.kind === "in_flight") return { kind: "in_flight", run: runFromJson(answer.run) };
+  return {
+    kind: "claimed",
+    run: runFromJson(answer.run),
+    superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
+    messageSeqs: answer.message_seqs,
+    ...(answer.history === null || answer.memory === null
+      ? {}
+      : { reading: { history: answer.history, memory: answer.memory } }),
+  };
 }
 
 export type ContinueClaim =
@@ -138,6 +185,19 @@ export async function claimForContinue(
   if (run === undefined || claimLapsed(run, c.now)) return { kind: "no_active_run" };
   if (run.state === "running") return { kind: "in_flight", run };
   return { kind: "mismatch", run };
+}
+
+async function lockSession(tx: Queryable, sessionId: string): Promise<void> {
+  await tx.query("SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
+}
+
+async function lockLiveRun(tx: Queryable, sessionId: string): Promise<RunRow | null> {
+  const rows = await tx.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs
+     WHERE session_id = $1 AND state IN ('running', 'awaiting_client') FOR UPDATE`,
+    [sessionId],
+  );
+  return rows[0] ?? null;
 }
 
 export interface Superseded {

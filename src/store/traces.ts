@@ -41,7 +41,8 @@ export interface NewTraceEvent {
   now: Date;
 }
 
-function toRecord(e: NewTraceEvent) {
+/** The row of an event as the batched inserts take it (one JSON array, in order). */
+export function traceRecord(e: NewTraceEvent) {
   return {
     session_id: e.sessionId,
     trace_id: e.traceId,
@@ -73,7 +74,7 @@ export async function appendTraceEvents(
             e -> 'payload', (e ->> 'created_at')::timestamptz
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t (e, ord)
      ORDER BY ord`,
-    [JSON.stringify(events.map(toRecord))],
+    [JSON.stringify(events.map(traceRecord))],
   );
 }
 
@@ -117,7 +118,7 @@ export async function appendTraceEventsSeqs(
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t (e, ord)
      ORDER BY ord
      RETURNING seq::text AS seq`,
-    [JSON.stringify(events.map(toRecord))],
+    [JSON.stringify(events.map(traceRecord))],
   );
   // Identity values follow the insertion order, which follows `ord`.
   return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);

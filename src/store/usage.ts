@@ -41,6 +41,26 @@ export interface NewUsageEvent {
   now: Date;
 }
 
+/** The row of an event as the batched turn writes take it; sealed figures are never stored. */
+export function usageRecord(e: NewUsageEvent) {
+  const figure = <T>(value: T | null | undefined): T | null => e.sealed ? null : value ?? null;
+  return {
+    session_id: e.sessionId,
+    trace_id: e.traceId,
+    provider: e.provider,
+    model: e.model,
+    task_type: e.taskType,
+    input_tokens: figure(e.inputTokens),
+    output_tokens: figure(e.outputTokens),
+    cached_tokens: figure(e.cachedTokens),
+    reasoning_tokens: figure(e.reasoningTokens),
+    cost: figure(e.cost),
+    currency: e.currency ?? "USD",
+    sealed: e.sealed ?? false,
+    created_at: e.now.toISOString(),
+  };
+}
+
 export async function appendUsageEvent(db: Queryable, e: NewUsageEvent): Promise<void> {
   const figure = <T>(value: T | null | undefined): T | null => e.sealed ? null : value ?? null;
   await db.query(

@@ -1,0 +1,109 @@
+/**
+ * Where a loaded service spends its CPU: starts the service under the V8
+ * inspector, drives buffered turns at 32 clients (provider answering in
+ * 20 ms) while the CPU profiler samples, and prints the top functions by
+ * self time. `deno task bench:profile [pglite|postgres]`.
+ */
+import process from "node:process";
+import { createScratchDatabase } from "../tests/support/databases.ts";
+import { measureThroughput, startTurnService } from "./turn_http.ts";
+
+const INSPECT_PORT = 9329;
+const store = Deno.args[0] ?? "pglite";
+const top = Number(Deno.args[1] ?? 25);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+/** A minimal Chrome DevTools Protocol session over the inspector's WebSocket. */
+async function inspector(port: number) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let next = 1;
+  const waiting = new Map<number, (result: unknown) => void>();
+  ws.onmessage = (e) => {
+    const message = JSON.parse(e.data);
+    waiting.get(message.id)?.(message.result);
+    waiting.delete(message.id);
+  };
+  return {
+    send(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+      const id = next++;
+      ws.send(JSON.stringify({ id, method, params }));
+      return new Promise((resolve) => waiting.set(id, resolve));
+    },
+    close: () => ws.close(),
+  };
+}
+
+function selfTimes(nodes: ProfileNode[]): { name: string; share: number }[] {
+  const total = nodes.reduce((sum, n) => sum + (n.hitCount ?? 0), 0);
+  const byName = new Map<string, number>();
+  for (const n of nodes) {
+    const f = n.callFrame;
+    const where = f.url === ""
+      ? ""
+      : ` ${f.url.replace(/^.*\/(node_modules|src|ext)\//, "$1/")}:${f.lineNumber + 1}`;
+    const name = `${f.functionName || "(anonymous)"}${where}`;
+    byName.set(name, (byName.get(name) ?? 0) + (n.hitCount ?? 0));
+  }
+  return [...byName].map(([name, hits]) => ({ name, share: hits / total }))
+    .sort((a, b) => b.share - a.share);
+}
+
+/** Self time by area: the embedded database, the PostgreSQL driver, our code, the runtime. */
+function areaTimes(nodes: ProfileNode[]): { name: string; share: number }[] {
+  const total = nodes.reduce((sum, n) => sum + (n.hitCount ?? 0), 0);
+  const areas = new Map<string, number>();
+  for (const n of nodes) {
+    const url = n.callFrame.url;
+    const area = url.includes("@electric-sql/pglite") || url.startsWith("wasm://")
+      ? "PGlite (JS and WASM)"
+      : url.includes("/postgres/")
+      ? "postgres.js"
+      : url.includes("/arktype/") || url.includes("@ark")
+      ? "arktype"
+      : url.includes("/src/")
+      ? `src/${url.split("/src/")[1].split("/")[0]}`
+      : url.includes("node_modules")
+      ? "other npm packages"
+      : n.callFrame.functionName.startsWith("(")
+      ? n.callFrame.functionName
+      : "runtime (ext:, natives)";
+    areas.set(area, (areas.get(area) ?? 0) + (n.hitCount ?? 0));
+  }
+  return [...areas].map(([name, hits]) => ({ name, share: hits / total }))
+    .sort((a, b) => b.share - a.share);
+}
+
+const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const scratch = store === "postgres" ? await createScratchDatabase(adminUrl) : undefined;
+const s = await startTurnService(scratch?.url, [`--inspect=127.0.0.1:${INSPECT_PORT}`]);
+try {
+  const cdp = await inspector(INSPECT_PORT);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  const row = await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 });
+  const { profile } = await cdp.send("Profiler.stop") as { profile: { nodes: ProfileNode[] } };
+  cdp.close();
+  console.log(`\n${store}: ${row.perSecond.toFixed(0)} turns/s under the profiler\n`);
+  console.log("| self % | area |\n|---:|---|");
+  for (const a of areaTimes(profile.nodes)) {
+    console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);
+  }
+  console.log("\n| self % | function |\n|---:|---|");
+  for (const f of selfTimes(profile.nodes).slice(0, top)) {
+    console.log(`| ${(f.share * 100).toFixed(1)} | \`${f.name}\` |`);
+  }
+} finally {
+  await s.close();
+  await scratch?.drop();
+}

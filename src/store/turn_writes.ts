@@ -1,0 +1,108 @@
+/**
+ * What a turn writes, gathered as plain data and stored in one round trip
+ * (DESIGN.md "Scale-out", STYLE.md 22): its messages, trace events and usage
+ * events, together with the fenced run transition that ends or pauses it
+ * (migration 004, `switchyard_write_turn`).
+ */
+import type { Queryable } from "./db.ts";
+import { type NewMessage } from "./messages.ts";
+import { type NewTraceEvent, traceRecord } from "./traces.ts";
+import { type NewUsageEvent, usageRecord } from "./usage.ts";
+
+export interface TurnMessage extends NewMessage {
+  /** The reply of a turn: interrupted when the transition written with it did not happen. */
+  interruptedUnlessMoved?: boolean;
+}
+
+export interface TurnTraceEvent extends NewTraceEvent {
+  /** The event describes `messages[messageIndex]`: its payload gets that message's `seq`. */
+  messageIndex?: number;
+}
+
+export interface TurnRecords {
+  messages: TurnMessage[];
+  trace: TurnTraceEvent[];
+  usage: NewUsageEvent[];
+}
+
+export function noRecords(): TurnRecords {
+  return { messages: [], trace: [], usage: [] };
+}
+
+export function hasRecords(r: TurnRecords): boolean {
+  return r.messages.length + r.trace.length + r.usage.length > 0;
+}
+
+/** A fenced transition of the run out of `running`; does nothing once the turn was superseded. */
+export interface RunMove {
+  runId: string;
+  turnId: string;
+  state: "idle" | "error" | "awaiting_client";
+  /** With `awaiting_client`: what the run waits for. */
+  pause?: Record<string, unknown>;
+  /** What the run keeps for its next turn; left as it was when absent. */
+  runInput?: Record<string, unknown>;
+  now: Date;
+}
+
+export interface WrittenRecords {
+  messageSeqs: number[];
+  traceSeqs: number[];
+}
+
+function messageRecord(m: TurnMessage) {
+  return {
+    id: m.id,
+    session_id: m.sessionId,
+    run_id: m.runId ?? null,
+    role: m.role,
+    content: m.content,
+    provider: m.provider ?? null,
+    model: m.model ?? null,
+    constrained: m.constrained ?? false,
+    interrupted: m.interrupted ?? false,
+    interrupted_unless_moved: m.interruptedUnlessMoved ?? false,
+    created_at: m.now.toISOString(),
+  };
+}
+
+/** The records as the store functions of migration 004 take them. */
+export function recordsDocument(r: TurnRecords) {
+  return {
+    messages: r.messages.map(messageRecord),
+    trace: r.trace.map((e) => ({
+      ...traceRecord(e),
+      ...(e.messageIndex === undefined ? {} : { message_index: e.messageIndex }),
+    })),
+    usage: r.usage.map(usageRecord),
+  };
+}
+
+/** Writes the records and the transition atomically; `moved` is false when superseded. */
+export async function writeTurn(
+  db: Queryable,
+  move: RunMove | null,
+  records: TurnRecords,
+): Promise<WrittenRecords & { moved: boolean }> {
+  const document = {
+    ...recordsDocument(records),
+    ...(move === null ? {} : {
+      move: {
+        run_id: move.runId,
+        turn_id: move.turnId,
+        state: move.state,
+        pause: move.pause ?? null,
+        run_input: move.runInput ?? null,
+        now: move.now.toISOString(),
+      },
+    }),
+  };
+  const rows = await db.query<
+    { w: { moved: boolean; message_seqs: number[]; trace_seqs: number[] } }
+  >(
+    "SELECT switchyard_write_turn($1::jsonb) AS w",
+    [JSON.stringify(document)],
+  );
+  const w = rows[0].w;
+  return { moved: w.moved, messageSeqs: w.message_seqs, traceSeqs: w.trace_seqs };
+}
