@@ -72,7 +72,7 @@ class TracedRequest extends PlainRequest {
   readonly span: Span;
   constructor(m: Instruments | null, readonly tracing: Tracing, request: Request) {
     super(m);
-    this.span = tracing.startRequest(request, request.method);
+    this.span = tracing.startRequest(request, methodLabel(request.method));
   }
   override within<T>(fn: () => Promise<T>): Promise<T> {
     return this.tracing.within(this.span, fn);
