@@ -5,6 +5,7 @@
  * touches a database it did not name).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -13,12 +14,16 @@ const onBun = process.versions.bun !== undefined;
 
 export interface ServiceProcess {
   url: string;
+  pid: number;
   /** The last few error lines the service logged, to explain a failed benchmark. */
   recentErrors(): string[];
   stop(): Promise<void>;
 }
 
 const KEPT_ERRORS = 5;
+
+/** The V8 flags of `deno task start` (deno.json), so the benchmarks measure what users run. */
+const DENO_V8_FLAGS = "--v8-flags=--expose-gc,--max-semi-space-size=2";
 
 /** `runtimeFlags` go to the runtime before the entry file (e.g. `--inspect=127.0.0.1:9229`). */
 export function startService(
@@ -27,7 +32,7 @@ export function startService(
 ): Promise<ServiceProcess> {
   const args = onBun
     ? [...runtimeFlags, "src/runtime/bun.ts"]
-    : ["run", "--allow-all", ...runtimeFlags, "src/runtime/deno.ts"];
+    : ["run", "--allow-all", DENO_V8_FLAGS, ...runtimeFlags, "src/runtime/deno.ts"];
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.ROUTER_CONFIG;
@@ -59,7 +64,12 @@ export function startService(
       if (line === undefined) return;
       child.stderr!.off("data", onData);
       child.stderr!.on("data", keepErrors);
-      resolve({ url: JSON.parse(line).url, recentErrors: () => [...errors], stop });
+      resolve({
+        url: JSON.parse(line).url,
+        pid: child.pid!,
+        recentErrors: () => [...errors],
+        stop,
+      });
     };
     child.stderr!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
@@ -96,4 +106,11 @@ export async function signedIn(url: string): Promise<Record<string, string>> {
 export async function newSession(url: string, auth: Record<string, string>): Promise<string> {
   const { session } = await postJson(url, "/api/v1/sessions", auth, { title: "bench" });
   return session.id as string;
+}
+
+/** CPU time (user + system) the process used so far, in ms, from /proc (Linux). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

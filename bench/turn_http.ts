@@ -31,6 +31,8 @@ export const TURN_BODY = {
 /** The service pointed at a fake provider, signed in, with the provider key header. */
 export interface TurnService {
   url: string;
+  /** The service's process id, for its CPU time and memory. */
+  pid: number;
   provider: ChatProvider;
   headers: Record<string, string>;
   executePath(sessionId: string): string;
@@ -61,6 +63,7 @@ export async function startTurnService(
     const running = service;
     return {
       url,
+      pid: running.pid,
       provider,
       headers,
       executePath: (id) => `/api/v1/sessions/${id}/execute`,

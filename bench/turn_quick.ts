@@ -7,6 +7,7 @@
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
 import { printTable } from "./measure.ts";
+import { cpuMs } from "./service_process.ts";
 import {
   measureOverhead,
   measureThroughput,
@@ -22,13 +23,15 @@ try {
   printOverhead("added latency", [
     await measureOverhead(s, store, Number(process.env.TURNS ?? 200)),
   ]);
-  printTable("throughput", [
-    await measureThroughput(s, `32 clients, 20 ms (${store})`, {
-      total: 600,
-      clients: 32,
-      delayMs: 20,
-    }),
-  ]);
+  const cpu0 = cpuMs(s.pid);
+  const row = await measureThroughput(s, `32 clients, 20 ms (${store})`, {
+    total: 600,
+    clients: 32,
+    delayMs: 20,
+  });
+  printTable("throughput", [row]);
+  const perTurn = (cpuMs(s.pid) - cpu0) / (row.iterations + 32);
+  console.log(`service CPU per turn: ${perTurn.toFixed(2)} ms`);
 } finally {
   await s.close();
   await scratch?.drop();

@@ -26,6 +26,8 @@ export interface Runtime {
   serve: Serve;
   /** Embedded PGlite assets, for a single-file build that cannot read them from node_modules. */
   pgliteAssets?: () => Promise<PgliteAssets>;
+  /** A full garbage collection, where the runtime offers one. */
+  collectGarbage?: () => void;
 }
 
 export interface Service {
@@ -42,6 +44,10 @@ async function openMigratedStore(config: Config, runtime: Runtime, logger: Logge
   const db = await openStore(config, runtime.pgliteAssets);
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
+  // A new embedded store is made by a throwaway PGlite instance (initdb) whose
+  // hundreds of MB of WASM memory would otherwise stay resident until memory
+  // pressure: collect them once, before serving.
+  if (db.driver === "pglite") runtime.collectGarbage?.();
   return db;
 }
 

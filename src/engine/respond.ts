@@ -14,7 +14,6 @@ import { recoverRun } from "../store/runs.ts";
 import { hasRecords, noRecords, writeTurn } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
-import { guardTurn } from "./turn_guard.ts";
 import { finishTurn, takeRecords } from "./turn_records.ts";
 import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
 
@@ -61,14 +60,7 @@ async function handOver(turn: ClaimedTurn, handoff: Handoff | null): Promise<voi
  */
 async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   const { deps } = turn;
-  const guard = guardTurn({
-    db: deps.db,
-    signals: deps.signals,
-    runId: turn.runId,
-    turnId: turn.turnId,
-    seq: turn.seq,
-    now: deps.now,
-  });
+  const guard = deps.watcher.guard({ runId: turn.runId, turnId: turn.turnId, seq: turn.seq });
   const probe = deps.telemetry.turn(turn.turnId, turn.stream);
   const live = { sink, signal: guard.signal, seq: turn.seq, records: noRecords(), probe };
   try {

@@ -18,6 +18,7 @@ import type { Handoff } from "./partial_handoff.ts";
 import type { RunInput } from "./run_input.ts";
 import type { SealScope } from "./seal_scope.ts";
 import type { TurnSink } from "./turn_sink.ts";
+import type { TurnWatcher } from "./turn_watch.ts";
 
 /** Per-instance machinery of the engine. */
 export interface EngineDeps extends Deps {
@@ -25,6 +26,8 @@ export interface EngineDeps extends Deps {
   /** This service instance, recorded with its claims. */
   instance: string;
   telemetry: Telemetry;
+  /** Watches every turn this instance serves for supersedes, and renews their leases. */
+  watcher: TurnWatcher;
 }
 
 /** A turn's context as built before its claim. */

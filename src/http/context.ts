@@ -3,6 +3,7 @@ import type { Logger } from "../log.ts";
 import type { ListingCache } from "../providers/listing.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
+import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Params } from "./router.ts";
@@ -32,6 +33,11 @@ export interface Deps {
 export interface Principal {
   userId: string;
   tokenId: string;
+  /**
+   * The session the path names, read with the token (null: none of this
+   * user's); absent when the path names none or the handler did not read it.
+   */
+  session?: SessionRow | null;
 }
 
 export interface RequestContext {

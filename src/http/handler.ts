@@ -1,4 +1,5 @@
 import { failure, ServiceError } from "../core/errors.ts";
+import { isUuid } from "../core/credential_format.ts";
 import { authenticate } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
@@ -40,8 +41,13 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     }
     probe.route = found.path;
     const endpoint = found.handler;
+    const sessionId = found.params.session_id;
     const principal: Principal = endpoint.auth === "bearer"
-      ? await authenticate(request, deps)
+      ? await authenticate(
+        request,
+        deps,
+        sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
+      )
       : { userId: "", tokenId: "" };
     return await endpoint.handle({ request, url, params: found.params, deps, principal });
   }

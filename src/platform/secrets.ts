@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER = "abcdefghijklmnopqrstuvwxyz";
@@ -21,10 +21,14 @@ export function randomString(length: number, alphabet: string): string {
   return out;
 }
 
-/** SHA-256 of a UTF-8 string as lower-case hex. Secrets are random and long, so a fast hash fits. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/**
+ * SHA-256 of a UTF-8 string as lower-case hex. Secrets are random and long, so
+ * a fast hash fits; it runs on every authenticated request, so it is the
+ * synchronous one (Web Crypto's `digest` costs a round trip through the
+ * runtime's thread pool).
+ */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** Constant-time comparison of two hex digests. */

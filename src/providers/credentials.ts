@@ -1,3 +1,4 @@
+import { sha256Hex } from "../platform/secrets.ts";
 import { checkProviderId, COMPAT_PREFIX } from "../core/model_reference.ts";
 
 /**
@@ -41,14 +42,10 @@ export function credentialHeaderName(providerId: string): string {
   return `X-Router-Provider-${name}-Api-Key`;
 }
 
-const hex = (bytes: ArrayBuffer) =>
-  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
-
 /**
  * A stable, non-reversible name for a credential, for cache keys: the SHA-256
  * hex of the key, or `"none"` without one. The key itself is never kept.
  */
-export async function credentialFingerprint(key: string | undefined): Promise<string> {
-  if (key === undefined || key === "") return "none";
-  return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+export function credentialFingerprint(key: string | undefined): string {
+  return key === undefined || key === "" ? "none" : sha256Hex(key);
 }

@@ -67,7 +67,7 @@ async function listProvider(
       await LISTERS[provider.protocol](provider, key, { fetch: fetcher, signal }),
     );
   const cacheKey = options.cache &&
-    `${provider.id}\n${provider.base_url}\n${await credentialFingerprint(key)}`;
+    `${provider.id}\n${provider.base_url}\n${credentialFingerprint(key)}`;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.deadlineMs);

@@ -10,6 +10,7 @@ declare const Bun: {
   argv: string[];
   env: Record<string, string | undefined>;
   file(path: string): Blob;
+  gc(force: boolean): void;
   serve(options: {
     hostname: string;
     port: number;
@@ -43,4 +44,8 @@ const pgliteAssets = async (): Promise<PgliteAssets> => ({
   fsBundle: Bun.file(pgliteData),
 });
 
-await runCli(Bun.argv.slice(2), { ...Bun.env }, { serve, pgliteAssets });
+await runCli(Bun.argv.slice(2), { ...Bun.env }, {
+  serve,
+  pgliteAssets,
+  collectGarbage: () => Bun.gc(true),
+});

@@ -14,4 +14,7 @@ const serve: Serve = ({ hostname, port, handler }) =>
     }, handler);
   });
 
-await runCli(Deno.args, Deno.env.toObject(), { serve });
+// `gc` is there when the start task passes `--v8-flags=--expose-gc` (deno.json).
+const gc = (globalThis as { gc?: () => void }).gc;
+
+await runCli(Deno.args, Deno.env.toObject(), { serve, collectGarbage: gc && (() => gc()) });

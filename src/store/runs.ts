@@ -68,32 +68,10 @@ export async function findLiveRun(db: Queryable, sessionId: string): Promise<Run
   return rows[0] ?? null;
 }
 
-/** The supersede counter, read by a streaming instance every 250 ms; null when the run is gone. */
-export async function readSupersedeSeq(db: Queryable, runId: string): Promise<number | null> {
-  const rows = await db.query<{ supersede_seq: number }>(
-    "SELECT supersede_seq FROM runs WHERE id = $1",
-    [runId],
-  );
-  return rows[0]?.supersede_seq ?? null;
-}
-
 export interface TurnRef {
   runId: string;
   turnId: string;
   now: Date;
-}
-
-/** Extends the holder's lease; false once the turn was superseded or ended. */
-export async function renewClaim(
-  db: Queryable,
-  t: TurnRef & { leaseMs?: number },
-): Promise<boolean> {
-  const rows = await db.query(
-    `UPDATE runs SET claim_expires = $3
-     WHERE id = $1 AND current_turn = $2 AND state = 'running' RETURNING id`,
-    [t.runId, t.turnId, leaseUntil(t.now, t.leaseMs)],
-  );
-  return rows.length > 0;
 }
 
 /**

@@ -4,7 +4,7 @@
  * it, so listeners hear of it exactly when it commits. LISTEN needs a
  * connection of its own (postgres.js `sql.listen`); on the embedded PGlite
  * there is one instance only and the listener does nothing, which is safe
- * because the streaming instance also polls `readSupersedeSeq` every 250 ms.
+ * because the instance's turn watcher also polls `supersede_seq` every 250 ms.
  */
 import postgres from "postgres";
 import type { Queryable } from "./db.ts";

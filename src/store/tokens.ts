@@ -1,4 +1,5 @@
 import type { Queryable } from "./db.ts";
+import type { SessionRow } from "./sessions.ts";
 
 export interface TokenRow {
   id: string;
@@ -33,4 +34,42 @@ export async function revokeToken(db: Queryable, id: string, now: Date): Promise
     "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
     [id, now],
   );
+}
+
+/**
+ * The token and, in the same round trip, the session `sessionId` of the
+ * token's owner (null when there is none): what an authenticated request on a
+ * session reads before anything else. The caller checks the token first.
+ */
+export async function findTokenWithSession(
+  db: Queryable,
+  tokenId: string,
+  sessionId: string,
+): Promise<{ token: TokenRow | null; session: SessionRow | null }> {
+  const rows = await db.query<TokenRow & { [column: `s_${string}`]: unknown }>(
+    `SELECT t.id, t.user_id, t.secret_hash, t.expires_at, t.revoked_at,
+            s.id AS s_id, s.title AS s_title, s.scope AS s_scope, s.key_id AS s_key_id,
+            s.archived AS s_archived, s.metadata AS s_metadata, s.created_at AS s_created_at,
+            s.updated_at AS s_updated_at
+     FROM tokens t LEFT JOIN sessions s ON s.id = $2 AND s.user_id = t.user_id
+     WHERE t.id = $1`,
+    [tokenId, sessionId],
+  );
+  const row = rows[0];
+  if (row === undefined) return { token: null, session: null };
+  const { id, user_id, secret_hash, expires_at, revoked_at } = row;
+  const token = { id, user_id, secret_hash, expires_at, revoked_at };
+  if (row.s_id === null) return { token, session: null };
+  const session = {
+    id: row.s_id,
+    user_id,
+    title: row.s_title,
+    scope: row.s_scope,
+    key_id: row.s_key_id,
+    archived: row.s_archived,
+    metadata: row.s_metadata,
+    created_at: row.s_created_at,
+    updated_at: row.s_updated_at,
+  } as SessionRow;
+  return { token, session };
 }

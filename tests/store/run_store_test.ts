@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import process from "node:process";
+import { readSupersedeSeqs, renewClaims } from "../../src/store/run_watch.ts";
 import { after, before, describe, test } from "node:test";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
@@ -17,8 +18,6 @@ import {
   findRun,
   finishRun,
   pauseRun,
-  readSupersedeSeq,
-  renewClaim,
   returnToClient,
   type RunRow,
   saveRunInput,
@@ -217,20 +216,20 @@ for (const store of storesUnderTest(process.env)) {
       const sessionId = await newSession(db);
       const { run } = claimed(await execute(db, sessionId));
       const at = later(CLAIM_LEASE_MS - 1000);
-      assert.equal(
-        await renewClaim(db, { runId: run.id, turnId: run.current_turn!, now: at }),
-        true,
+      assert.deepEqual(
+        await renewClaims(db, [{ runId: run.id, turnId: run.current_turn! }], at),
+        [run.id],
       );
       const probe = await execute(db, sessionId, later(CLAIM_LEASE_MS + 1000));
       assert.equal(probe.kind, "in_flight");
-      assert.equal(await renewClaim(db, { runId: run.id, turnId: uuidv7(), now: at }), false);
+      assert.deepEqual(await renewClaims(db, [{ runId: run.id, turnId: uuidv7() }], at), []);
     });
 
     test("supersede takes a running run over: the old holder's updates do nothing", async () => {
       const sessionId = await newSession(db);
       const { run } = claimed(await execute(db, sessionId));
       const oldTurn = { runId: run.id, turnId: run.current_turn!, now: later(1) };
-      assert.equal(await readSupersedeSeq(db, run.id), 0);
+      assert.equal((await readSupersedeSeqs(db, [run.id])).get(run.id) ?? null, 0);
       const newTurn = uuidv7();
       const result = await supersede(db, {
         sessionId,
@@ -243,9 +242,9 @@ for (const store of storesUnderTest(process.env)) {
       assert.equal(result?.run.state, "running");
       assert.equal(result?.run.current_turn, newTurn);
       assert.equal(result?.run.claimed_by, "i2");
-      assert.equal(await readSupersedeSeq(db, run.id), 1);
+      assert.equal((await readSupersedeSeqs(db, [run.id])).get(run.id) ?? null, 1);
 
-      assert.equal(await renewClaim(db, oldTurn), false);
+      assert.deepEqual(await renewClaims(db, [oldTurn], oldTurn.now), []);
       assert.equal(await pauseRun(db, { ...oldTurn, pause: TOOL_PAUSE }), null);
       assert.equal(await saveRunInput(db, { ...oldTurn, runInput: {} }), false);
       assert.equal(await finishRun(db, { ...oldTurn, state: "idle" }), false);
@@ -294,7 +293,7 @@ for (const store of storesUnderTest(process.env)) {
         await supersede(db, { sessionId, turnId: uuidv7(), instance: "i1", now: T0 }),
         null,
       );
-      assert.equal(await readSupersedeSeq(db, uuidv7()), null);
+      assert.equal((await readSupersedeSeqs(db, [uuidv7()])).size, 0);
     });
 
     test("a second live run violates the unique index, which reads as in flight", async () => {
@@ -412,7 +411,10 @@ if (adminUrl) {
           instance: "b",
           now: later(1),
         });
-        assert.equal(await readSupersedeSeq(a, run.id), result?.run.supersede_seq);
+        assert.equal(
+          (await readSupersedeSeqs(a, [run.id])).get(run.id) ?? null,
+          result?.run.supersede_seq,
+        );
         const deadline = Date.now() + 2000;
         while (heard.length === 0 && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 10));

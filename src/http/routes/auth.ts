@@ -26,7 +26,7 @@ export const bootstrap: Endpoint = {
     const secret = randomString(SECRET_LENGTH, MIXED_ALPHANUMERIC);
     await insertUserWithKey(deps.db, {
       id: userId,
-      keyHash: await sha256Hex(secret),
+      keyHash: sha256Hex(secret),
       now: deps.now(),
     });
     return jsonResponse({ user_id: userId, api_key: formatApiKey(userId, secret) }, 201);
@@ -46,7 +46,7 @@ export const signIn: Endpoint = {
     const parsed = parseApiKey(key);
     if (parsed === null) throw invalidApiKey();
     const stored = await findApiKeyHash(deps.db, parsed.userId);
-    const presented = await sha256Hex(parsed.secret);
+    const presented = sha256Hex(parsed.secret);
     if (stored === null || !digestsEqual(presented, stored)) throw invalidApiKey();
 
     const now = deps.now();
@@ -56,7 +56,7 @@ export const signIn: Endpoint = {
     await insertToken(deps.db, {
       id: tokenId,
       userId: parsed.userId,
-      secretHash: await sha256Hex(secret),
+      secretHash: sha256Hex(secret),
       now,
       expiresAt,
     });

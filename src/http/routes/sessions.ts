@@ -29,7 +29,10 @@ const notFound = () => ServiceError.of("session_not_found", "session not found")
 
 /** The caller's live session: unknown, another user's and archived all answer 404 alike. */
 export async function liveSession(ctx: RequestContext): Promise<SessionRow> {
-  const row = await findOwnedSession(ctx.deps.db, ctx.principal.userId, sessionIdParam(ctx));
+  const id = sessionIdParam(ctx);
+  const row = ctx.principal.session !== undefined
+    ? ctx.principal.session
+    : await findOwnedSession(ctx.deps.db, ctx.principal.userId, id);
   if (row === null || row.archived) throw notFound();
   return row;
 }
