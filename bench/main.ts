@@ -13,6 +13,7 @@ import { createModelCache } from "../src/providers/model_cache.ts";
 import { runDecisionBench } from "./decision.ts";
 import { measure, printTable } from "./measure.ts";
 import { runPreviewHttpBench } from "./preview_http.ts";
+import { runTelemetryBench } from "./telemetry_bench.ts";
 import { runTurnBenchmarks } from "./turns_bench.ts";
 import { BENCH_RATE_LIMITS } from "./service_process.ts";
 
@@ -86,3 +87,4 @@ printTable(
   await runPreviewHttpBench(),
 );
 await runTurnBenchmarks();
+await runTelemetryBench();

@@ -28,6 +28,19 @@ export interface Config {
   http: { corsOrigins: string[] };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
+  telemetry: TelemetrySettings;
+}
+
+export interface TelemetrySettings {
+  /** `GET /metrics` and the metric hooks. */
+  metricsEnabled: boolean;
+  /** When set, `GET /metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** When set, `/metrics` is served only on this address, not on the API's. */
+  metricsListen?: { host: string; port: number };
+  /** OTLP/HTTP base URL; traces are off without it. */
+  otlpEndpoint?: string;
+  serviceName: string;
 }
 
 /**
@@ -51,7 +64,18 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "string" | "url" | "port" | "positive_int" | "boolean" | "origins";
+type Kind =
+  | "string"
+  | "url"
+  | "port"
+  | "positive_int"
+  | "boolean"
+  | "origins"
+  | "secret"
+  | "listen";
+
+/** A metrics token must be long enough not to be guessed. */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 const SCALAR_KEYS: Record<string, Kind> = {
   "router.host": "string",
@@ -69,6 +93,11 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.limits.rate.user_burst": "positive_int",
   "router.limits.rate.trust_forwarded_for": "boolean",
   "router.http.cors_origins": "origins",
+  "router.telemetry.metrics_enabled": "boolean",
+  "router.telemetry.metrics_token": "secret",
+  "router.telemetry.metrics_listen": "listen",
+  "router.telemetry.otlp_endpoint": "url",
+  "router.telemetry.service_name": "string",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -103,6 +132,17 @@ function coerce(key: string, kind: Kind, value: unknown, fromEnv: boolean): unkn
       }
       return value;
     }
+    case "secret":
+      // Never quote the value: it is a credential.
+      if (typeof value !== "string" || value.length < MIN_METRICS_TOKEN_LENGTH) {
+        throw new ConfigError(
+          key,
+          `expected a string of at least ${MIN_METRICS_TOKEN_LENGTH} characters`,
+        );
+      }
+      return value;
+    case "listen":
+      return listenAddress(key, value);
     case "boolean":
       if (typeof value === "boolean") return value;
       if (fromEnv && (value === "true" || value === "1")) return true;
@@ -143,6 +183,18 @@ function origins(key: string, value: unknown, fromEnv: boolean): string[] {
     }
   }
   return list;
+}
+
+/** `host:port` (a bracketed IPv6 host too); port 0 asks for any free port. */
+function listenAddress(key: string, value: unknown): { host: string; port: number } {
+  const match = typeof value === "string"
+    ? /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(value)
+    : null;
+  const port = match === null ? NaN : Number(match[2]);
+  if (match === null || port > 65535) {
+    throw new ConfigError(key, `expected host:port, e.g. "127.0.0.1:9464", got ${describe(value)}`);
+  }
+  return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port };
 }
 
 /** Flattens the file's `router` table into dotted keys, rejecting unknown keys. */
@@ -253,7 +305,7 @@ export async function loadConfig(
     if (flat.has(key)) return coerce(key, SCALAR_KEYS[key], flat.get(key), false);
     return fallback;
   };
-  return {
+  const config: Config = {
     host: get("router.host", "127.0.0.1") as string,
     port: get("router.port", 7331, ["PORT"]) as number,
     databaseUrl: get("router.database.url", undefined, ["DATABASE_URL"]) as string | undefined,
@@ -276,6 +328,36 @@ export async function loadConfig(
     },
     http: { corsOrigins: get("router.http.cors_origins", []) as string[] },
     providers: providersFrom(flat, env),
+    telemetry: telemetryFrom(get),
+  };
+  const listen = config.telemetry.metricsListen;
+  if (listen !== undefined && listen.port !== 0 && listen.port === config.port) {
+    throw new ConfigError(
+      "router.telemetry.metrics_listen",
+      `must not use the API's port ${config.port}: the metrics listener is a second address`,
+    );
+  }
+  return config;
+}
+
+function telemetryFrom(
+  get: (key: string, fallback: unknown, aliases?: string[]) => unknown,
+): TelemetrySettings {
+  const token = get("router.telemetry.metrics_token", undefined) as string | undefined;
+  const listen = get("router.telemetry.metrics_listen", undefined) as
+    | TelemetrySettings["metricsListen"]
+    | undefined;
+  const endpoint = get("router.telemetry.otlp_endpoint", undefined, [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+  ]) as string | undefined;
+  return {
+    metricsEnabled: get("router.telemetry.metrics_enabled", true) as boolean,
+    ...(token === undefined ? {} : { metricsToken: token }),
+    ...(listen === undefined ? {} : { metricsListen: listen }),
+    ...(endpoint === undefined ? {} : { otlpEndpoint: endpoint }),
+    serviceName: get("router.telemetry.service_name", "switchyard", [
+      "OTEL_SERVICE_NAME",
+    ]) as string,
   };
 }
 

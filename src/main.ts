@@ -2,15 +2,18 @@ import process from "node:process";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
 import { readWebAssets, type WebAssets } from "./http/web_assets.ts";
+import { getMetricsOnListener } from "./http/routes/metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
 import { uuidv7 } from "./platform/ids.ts";
+import type { Deps } from "./http/context.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
 import { openStore } from "./store/open.ts";
 import { openSupersedeSignals } from "./store/supersede_signal.ts";
 import type { PgliteAssets } from "./store/pglite_driver.ts";
+import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 import { VERSION } from "./version.ts";
 
 /** What a runtime entry provides: a way to serve a handler. Nothing else knows the runtime. */
@@ -32,6 +35,8 @@ export interface Runtime {
 
 export interface Service {
   url: string;
+  /** The metrics-only listener's base URL, when `router.telemetry.metrics_listen` is set. */
+  metricsUrl?: string;
   config: Config;
   db: Db;
   close(): Promise<void>;
@@ -63,6 +68,25 @@ export function registryFromConfig(config: Config): Registry {
   throw new ConfigError(key, problem);
 }
 
+/** Metrics unless turned off; traces only with an OTLP endpoint. */
+export function telemetryFromConfig(config: Config): Promise<Telemetry> {
+  const { metricsEnabled, otlpEndpoint, serviceName } = config.telemetry;
+  return createTelemetry({
+    metrics: metricsEnabled,
+    ...(otlpEndpoint === undefined ? {} : { tracing: { endpoint: otlpEndpoint, serviceName } }),
+  });
+}
+
+/** The metrics-only listener of `router.telemetry.metrics_listen`, when set. */
+async function serveMetrics(runtime: Runtime, deps: Deps) {
+  const listen = deps.config.telemetry.metricsListen;
+  if (listen === undefined || !deps.config.telemetry.metricsEnabled) return null;
+  const handler = createHandler(deps, [
+    { method: "GET", path: "/metrics", handler: getMetricsOnListener },
+  ]);
+  return await runtime.serve({ hostname: listen.host, port: listen.port, handler });
+}
+
 /** Configuration → store → handler → serve. */
 export async function startService(
   args: readonly string[],
@@ -72,12 +96,17 @@ export async function startService(
 ): Promise<Service> {
   const config = await loadConfig(args, env);
   const registry = registryFromConfig(config);
-  const db = await openMigratedStore(config, runtime, logger);
+  const telemetry = await telemetryFromConfig(config);
+  // postgres.js keeps up to 10 connections (postgres_driver.ts); PGlite has one.
+  const db = telemetry.instrumentDb(
+    await openMigratedStore(config, runtime, logger),
+    config.databaseUrl ? 10 : 1,
+  );
   // One LISTEN connection per instance; on the embedded store it never signals.
   const signals = await openSupersedeSignals(config.databaseUrl);
   const webAssets = await (runtime.webAssets?.() ?? readWebAssets(BUILT_WEB_ASSETS));
   if (!webAssets) logger.warn("web console not built: run `deno task console:build`", {});
-  const handler = createHandler({
+  const deps: Deps = {
     db,
     config,
     logger,
@@ -88,21 +117,31 @@ export async function startService(
     signals,
     instanceId: uuidv7(),
     ...(webAssets ? { webAssets } : {}),
+    telemetry,
+  };
+  const server = await runtime.serve({
+    hostname: config.host,
+    port: config.port,
+    handler: createHandler(deps),
   });
-  const server = await runtime.serve({ hostname: config.host, port: config.port, handler });
+  const metricsServer = await serveMetrics(runtime, deps);
   logger.info("listening", {
     url: server.url,
     version: VERSION,
     store: config.databaseUrl ? "postgres" : config.storagePath,
+    ...(metricsServer === null ? {} : { metrics_url: `${metricsServer.url}/metrics` }),
   });
   return {
     url: server.url,
+    ...(metricsServer === null ? {} : { metricsUrl: metricsServer.url }),
     config,
     db,
     async close() {
       await server.close();
+      await metricsServer?.close();
       await signals.close();
       await db.close();
+      await telemetry.close();
     },
   };
 }

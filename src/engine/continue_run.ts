@@ -65,6 +65,7 @@ async function supersedeRun(
   });
   if (taken === null) refuse(continuation.type, null);
   deps.watcher.superseded(taken.run.id, taken.run.supersede_seq);
+  deps.telemetry.runClaimed(continuation.type, true);
   const scope = { sessionId: session.id, traceId: turnId, now: deps.now() };
   await cancelPendingCalls(deps, scope, taken.previous, null);
   const input: RunInput = readRunInput(taken.run.run_input);
@@ -110,6 +111,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
   });
   if (claim.kind === "no_active_run") refuse(continuation.type, null);
   if (claim.kind !== "claimed") refuse(continuation.type, claim.run);
+  deps.telemetry.runClaimed("continue", false);
   const run = claim.run;
   const checked = checkContinuation(continuation, run.pause as Pause | null, session.key_id);
   if (!checked.ok) {

@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../http/context.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 import { createTurnWatcher } from "./turn_watch.ts";
 
@@ -25,6 +26,7 @@ export function engineDeps(deps: Deps): EngineDeps {
       ...deps,
       signals,
       instance: deps.instanceId ?? `instance-${crypto.randomUUID()}`,
+      telemetry: deps.telemetry ?? NO_TELEMETRY,
       watcher: createTurnWatcher({ db: deps.db, signals, now: deps.now }),
     };
     cache.set(deps, found);

@@ -9,7 +9,7 @@ import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import { errorEnvelope, idleEnvelope, type TurnEnvelope } from "../core/turn_envelope.ts";
 import { turnEnd } from "../core/turn_stream_events.ts";
 import { jsonResponse } from "../http/error_response.ts";
-import { SSE_HEADERS } from "../http/sse.ts";
+import { KEEP_ALIVE_INTERVAL_MS, SSE_HEADERS } from "../http/sse.ts";
 import { recoverRun } from "../store/runs.ts";
 import { hasRecords, noRecords, writeTurn } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
@@ -25,6 +25,14 @@ export interface ClaimedTurn {
   seq: number;
   stream: boolean;
   run(live: TurnLive): Promise<TurnResult>;
+}
+
+function outcomeOf(result: TurnResult): string {
+  return result.kind === "envelope"
+    ? result.envelope.status
+    : result.kind === "failure"
+    ? "failed"
+    : "superseded";
 }
 
 function envelopeOf(result: TurnResult, turnId: string): TurnEnvelope {
@@ -53,10 +61,12 @@ async function handOver(turn: ClaimedTurn, handoff: Handoff | null): Promise<voi
 async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   const { deps } = turn;
   const guard = deps.watcher.guard({ runId: turn.runId, turnId: turn.turnId, seq: turn.seq });
-  const live = { sink, signal: guard.signal, seq: turn.seq, records: noRecords() };
+  const probe = deps.telemetry.turn(turn.turnId, turn.stream);
+  const live = { sink, signal: guard.signal, seq: turn.seq, records: noRecords(), probe };
   try {
     const result = await turn.run(live);
     if (hasRecords(live.records)) await writeTurn(deps.db, null, takeRecords(live));
+    probe.end(outcomeOf(result));
     if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
     return result;
   } catch (error) {
@@ -69,6 +79,7 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       "error",
     )
       .catch(() => false);
+    probe.end("failed");
     // A request that cut the turn as it failed need not wait out its timeout.
     await handOver(turn, null);
     // An expected failure (storage_error when the database went away) keeps its code.
@@ -97,11 +108,13 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     }
     return jsonResponse(envelopeOf(result, turn.turnId));
   }
-  const sink = streamSink();
+  const streamClosed = turn.deps.telemetry.streamOpened();
+  const sink = streamSink(KEEP_ALIVE_INTERVAL_MS, streamClosed);
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([sink.started, done]);
   if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
+    streamClosed();
     await recover(turn);
     throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
   }

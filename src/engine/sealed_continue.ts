@@ -137,6 +137,7 @@ export async function supersedeSealed(
       `no active run: nothing to continue with '${checked.type}'`,
     );
   }
+  deps.telemetry.runClaimed(checked.type, true);
   const runId = taken.run.id;
   deps.watcher.superseded(runId, taken.run.supersede_seq);
   const scope = seal(call, taken.previous);

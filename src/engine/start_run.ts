@@ -119,6 +119,7 @@ export async function startRun(
       "run in flight: a turn of this session is already running",
     );
   }
+  deps.telemetry.runClaimed("execute", claim.superseded !== null);
   if (seal !== null) await cancelPendingCalls(deps, scope, claim.superseded, seal);
   const reading = claim.reading === undefined ? undefined : {
     history: historyFrom(base, claim.reading.history),

@@ -12,6 +12,8 @@ import type { ProviderCredentials } from "../providers/credentials.ts";
 import type { RequestCatalog } from "../providers/request_catalog.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
+import type { TurnProbe } from "../telemetry/turn_probe.ts";
 import type { Handoff } from "./partial_handoff.ts";
 import type { RunInput } from "./run_input.ts";
 import type { SealScope } from "./seal_scope.ts";
@@ -23,6 +25,7 @@ export interface EngineDeps extends Deps {
   signals: SupersedeSignals;
   /** This service instance, recorded with its claims. */
   instance: string;
+  telemetry: Telemetry;
   /** Watches every turn this instance serves for supersedes, and renews their leases. */
   watcher: TurnWatcher;
 }
@@ -52,6 +55,8 @@ export interface TurnLive {
   seq: number;
   /** What the turn wrote so far and not yet stored (store/turn_writes.ts). */
   records: TurnRecords;
+  /** Metrics and spans of this turn. */
+  probe: TurnProbe;
 }
 
 export type TurnContext = TurnBase & TurnLive;

@@ -83,7 +83,9 @@ async function invoke(
   // A denied tool is not offered at all, the service's own memory tool included (§3).
   const tools = offeredTools(mediation.catalog, mediation.permissions, mediation.plan_mode)
     .map(({ name, description, parameters }) => ({ name, description, parameters }));
-  return await callModel({
+  const stream = t.sink.streaming && model.capabilities.streaming === true;
+  const probe = t.probe.call(model, stream, t.seal !== null);
+  const reply = await callModel({
     entry,
     model,
     // Only the provider that needs it gets the credential.
@@ -93,15 +95,21 @@ async function invoke(
     messages: promptMessages(d.context.included, history, t.input),
     tools,
     effort: d.routing.effort,
-    stream: t.sink.streaming && model.capabilities.streaming === true,
+    stream,
     signal: t.signal,
     newId: t.deps.newId,
     onEvent: (e) => {
+      probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
       else if (e.type === "reasoning") t.sink.emit(reasoningDelta(e.delta));
       else if (isClientBound(e.name, mediation)) t.sink.emit(toolCallStarted(e.call_id, e.name));
     },
+  }).catch((error) => {
+    if (error instanceof ProviderError) probe.fail(error.category, error.code);
+    throw error;
   });
+  probe.end(reply);
+  return reply;
 }
 
 /** Runs the turn loop; a cut turn of an encrypted session returns what it must hand over. */
@@ -122,6 +130,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     if (t.signal.aborted) return { kind: "superseded" };
     const memory = calls === 0 && t.reading !== undefined ? t.reading.memory : await loadMemory(t);
     const provided = catalogInput(t.rc);
+    const routing = t.probe.routing();
     const decided = decideTurn({
       request: t.input.request,
       ...provided,
@@ -132,6 +141,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       approved_paths: t.input.approved_paths,
       classification_text: t.input.text,
     });
+    routing.end(decided);
     if (!decided.ok) {
       return await failTurn(
         t,
@@ -176,6 +186,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
         );
       }
       const hop = { provider, model, code: error.code, reason: error.message };
+      t.probe.fallback(d.routing.model, error.category);
       hops.push(hop);
       firstFailure ??= own;
       failed.add(`${provider}/${model}`);

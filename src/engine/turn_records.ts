@@ -166,6 +166,7 @@ export async function recordCost(
   });
   const cost = usageCost(model, reported.inputTokens ?? 0, reported.outputTokens ?? 0);
   const scope = decisionScope(baseScope(t), d);
+  t.probe.usage(d, reported, cost, t.seal !== null);
   await noteTrace(t, [costEvent(scope, usage, cost)]);
   const event = {
     sessionId: t.session.id,

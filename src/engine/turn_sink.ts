@@ -33,7 +33,8 @@ export interface StreamSink extends TurnSink {
   readonly connected: boolean;
 }
 
-export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS): StreamSink {
+/** `onClose` runs once, when the stream ends or its reader goes away. */
+export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS, onClose = () => {}): StreamSink {
   let controller!: ReadableStreamDefaultController<TurnStreamEvent | KeepAlive>;
   let open = true;
   let delivered = false;
@@ -42,6 +43,7 @@ export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS): StreamSink {
   const started = new Promise<void>((resolve) => markStarted = resolve);
   let timer: ReturnType<typeof setInterval> | undefined;
   const stop = () => {
+    if (open) onClose();
     open = false;
     if (timer !== undefined) clearInterval(timer);
   };

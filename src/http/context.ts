@@ -5,6 +5,7 @@ import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Params } from "./router.ts";
 import type { WebAssets } from "./web_assets.ts";
 
@@ -28,6 +29,8 @@ export interface Deps {
   instanceId?: string;
   /** The built console and API reference; absent, `/console` and `/docs` answer 404. */
   webAssets?: WebAssets;
+  /** Metrics and traces; absent, nothing is reported. */
+  telemetry?: Telemetry;
 }
 
 export interface Principal {

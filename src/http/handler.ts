@@ -10,6 +10,7 @@ import { credentialInQuery } from "./query_credentials.ts";
 import { createRequestLimits } from "./rate_limits.ts";
 import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
+import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
 import { ROUTES } from "./routes.ts";
 
 export type Handler = (request: Request, connection?: Connection) => Promise<Response>;
@@ -19,6 +20,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
   const match = compileRoutes(routes);
   const limits = createRequestLimits(deps.config.limits.rate);
   const cors = corsFor(deps.config.http.corsOrigins);
+  const telemetry = deps.telemetry ?? NO_TELEMETRY;
 
   /** Checks the caller against its limits and authenticates it: a 429 when over a limit. */
   async function admit(
@@ -52,7 +54,12 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     return limits.byUser(principal.userId, now) ?? principal;
   }
 
-  async function route(request: Request, url: URL, connection?: Connection): Promise<Response> {
+  async function route(
+    request: Request,
+    url: URL,
+    probe: RequestProbe,
+    connection?: Connection,
+  ): Promise<Response> {
     const queryCredential = credentialInQuery(url);
     if (queryCredential !== null) {
       throw ServiceError.of(
@@ -65,6 +72,8 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       throw ServiceError.of("not_found", `no such endpoint: ${url.pathname}`);
     }
     if (found.kind === "method_not_allowed") {
+      probe.route = found.path;
+      probe.code = "method_not_allowed";
       return errorResponse(
         failure(
           "method_not_allowed",
@@ -73,6 +82,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         { headers: { allow: found.allow.join(", ") } },
       );
     }
+    probe.route = found.path;
     const endpoint = found.handler;
     const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
     const principal = await admit(request, endpoint, found.params, address);
@@ -85,11 +95,13 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
   return async (request, connection) => {
     const started = performance.now();
     const url = new URL(request.url);
+    const probe = telemetry.request(request);
     let response: Response;
     try {
-      response = cors.preflight(request) ?? await route(request, url, connection);
+      response = cors.preflight(request) ??
+        await probe.within(() => route(request, url, probe, connection));
     } catch (error) {
-      response = toErrorResponse(error, deps);
+      response = toErrorResponse(error, deps, probe);
     }
     response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.
@@ -99,15 +111,20 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
     });
-    return response;
+    return probe.end(request.method, response);
   };
 }
 
-function toErrorResponse(error: unknown, deps: Deps): Response {
-  if (error instanceof ServiceError) return errorResponse(error.failure);
+function toErrorResponse(error: unknown, deps: Deps, probe: RequestProbe): Response {
+  if (error instanceof ServiceError) {
+    probe.code = error.failure.code;
+    return errorResponse(error.failure);
+  }
   if (error instanceof UnreadableBody) {
+    probe.code = error.failure.code;
     return errorResponse(error.failure, { status: error.status });
   }
+  probe.code = "internal_error";
   // A bug or an outage: log what kind, never the error's text (it may quote SQL parameters).
   deps.logger.error("unhandled error", {
     error: error instanceof Error ? error.name : typeof error,

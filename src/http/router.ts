@@ -13,8 +13,8 @@ export interface Route<H> {
 }
 
 export type Match<H> =
-  | { kind: "found"; handler: H; params: Params }
-  | { kind: "method_not_allowed"; allow: string[] }
+  | { kind: "found"; handler: H; params: Params; path: string }
+  | { kind: "method_not_allowed"; allow: string[]; path: string }
   | { kind: "not_found" };
 
 type Segment = { literal: string } | { param: string };
@@ -51,12 +51,16 @@ export function compileRoutes<H>(
       return { kind: "not_found" };
     }
     const allow: string[] = [];
+    let path = "";
     for (const route of compiled) {
       const params = matchSegments(route.segments, parts);
       if (params === null) continue;
-      if (route.method === method) return { kind: "found", handler: route.handler, params };
+      if (route.method === method) {
+        return { kind: "found", handler: route.handler, params, path: route.path };
+      }
       allow.push(route.method);
+      path = route.path;
     }
-    return allow.length > 0 ? { kind: "method_not_allowed", allow } : { kind: "not_found" };
+    return allow.length > 0 ? { kind: "method_not_allowed", allow, path } : { kind: "not_found" };
   };
 }

@@ -2,6 +2,7 @@ import type { Endpoint } from "./context.ts";
 import type { Route } from "./router.ts";
 import { bootstrap, me, signIn, signOut } from "./routes/auth.ts";
 import { listModelsEndpoint, listProvidersEndpoint } from "./routes/llm.ts";
+import { getMetrics } from "./routes/metrics.ts";
 import { previewEndpoint } from "./routes/preview.ts";
 import {
   createSession,
@@ -20,6 +21,7 @@ import { webFile, webPage } from "./routes/web.ts";
 /** Every route of the service. Later resources add their rows here. */
 export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "GET", path: "/status", handler: getStatus },
+  { method: "GET", path: "/metrics", handler: getMetrics },
   { method: "GET", path: "/api/v1/openapi.json", handler: getOpenApi },
   { method: "POST", path: "/api/v1/auth/bootstrap", handler: bootstrap },
   { method: "POST", path: "/api/v1/auth/sign-in", handler: signIn },

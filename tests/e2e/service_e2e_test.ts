@@ -7,6 +7,8 @@ import process from "node:process";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createScratchDatabase } from "../support/databases.ts";
+import { startOtlpReceiver } from "../support/otlp_receiver.ts";
+import { scrape } from "../support/prometheus.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const onBun = process.versions.bun !== undefined;
@@ -15,6 +17,8 @@ const runtime = onBun ? "Bun" : "Deno";
 /** The service as a user starts it, under the runtime running this test, on a free port. */
 interface Running {
   url: string;
+  /** The metrics-only listener, when one is configured. */
+  metricsUrl?: string;
   /** Sends SIGTERM and resolves with what the service logged once it has exited. */
   stop(): Promise<string>;
 }
@@ -40,8 +44,10 @@ function startService(env: Record<string, string>): Promise<Running> {
       const line = output.split("\n").find((l) => l.includes('"msg":"listening"'));
       if (!line) return;
       clearTimeout(timer);
+      const listening = JSON.parse(line);
       resolve({
-        url: JSON.parse(line).url,
+        url: listening.url,
+        metricsUrl: listening.metrics_url,
         stop: () =>
           new Promise((done) => {
             child.once("exit", () => done(output));
@@ -71,6 +77,10 @@ async function http(
   });
   return { status: response.status, body: await response.json() };
 }
+
+/** A handler that sends the request to a served address instead. */
+const served = (base: string) => (request: Request) =>
+  fetch(`${base}${new URL(request.url).pathname}`, { headers: request.headers });
 
 /** bootstrap → sign-in → sessions → sign-out over real HTTP, then a restart on the same data. */
 async function fullFlow(env: Record<string, string>) {
@@ -116,6 +126,14 @@ async function fullFlow(env: Record<string, string>) {
     (await http(service.url, "GET", "/api/v1/auth/me", { token })).body.error.code,
     "token_revoked",
   );
+  // Metrics are on by default, open on the API's address, and saw this flow.
+  const metrics = await scrape(served(service.url));
+  const status200 = { route: "/status", method: "GET", status: "200" };
+  assert.equal(metrics.value("switchyard_http_requests_total", status200), 1);
+  const driver = env.DATABASE_URL ? "postgres" : "pglite";
+  assert.equal(metrics.value("switchyard_db_pool_max", { driver }), driver === "postgres" ? 10 : 1);
+  assert.ok(metrics.count("switchyard_db_query_duration_seconds", { driver, kind: "select" }) > 0);
+  assert.equal(metrics.text.includes(id), false);
   // A clean shutdown: the signal handler ran (how the exit is reported differs by runtime).
   const logged = await service.stop();
   assert.match(logged, /"msg":"shutting down"/);
@@ -188,6 +206,45 @@ describe(`the service under ${runtime}`, () => {
     } finally {
       await service.stop();
     }
+  });
+
+  test("metrics on their own address behind a token, traces to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const token = "e2e-metrics-token-0123456789";
+    const service = await startService({
+      ROUTER_STORAGE_PATH: "memory://",
+      ROUTER_TELEMETRY_METRICS_LISTEN: "127.0.0.1:0",
+      ROUTER_TELEMETRY_METRICS_TOKEN: token,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: "switchyard-e2e",
+    });
+    let logged = "";
+    try {
+      assert.ok(service.metricsUrl?.endsWith("/metrics"), service.metricsUrl);
+      const metricsBase = service.metricsUrl!.slice(0, -"/metrics".length);
+      assert.equal((await http(service.url, "GET", "/metrics")).status, 404);
+      assert.equal((await http(metricsBase, "GET", "/metrics")).status, 401);
+      assert.equal((await http(metricsBase, "GET", "/status")).status, 404);
+      assert.equal((await http(service.url, "GET", "/status")).status, 200);
+      const metrics = await scrape(served(metricsBase), { authorization: `Bearer ${token}` });
+      assert.equal(
+        metrics.value("switchyard_http_requests_total", {
+          route: "/metrics",
+          method: "GET",
+          status: "404",
+        }),
+        1,
+      );
+    } finally {
+      logged = await service.stop();
+    }
+    assert.equal(logged.includes(token), false, "the metrics token is never logged");
+    // Shutting down flushed the spans: the /status request is there, under our service name.
+    const status = receiver.spans.find((s) => s.name === "GET /status");
+    assert.ok(status, `spans: ${receiver.spans.map((s) => s.name).join(", ")}`);
+    assert.equal(status.resource["service.name"], "switchyard-e2e");
+    assert.equal(status.attributes["http.response.status_code"], 200);
   });
 
   test("a bad configuration stops start-up with one line naming the key", async () => {

@@ -11,6 +11,7 @@ import type { WebAssets } from "../../src/http/web_assets.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
 import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { openPglite } from "../../src/store/pglite_driver.ts";
 import { assertMatchesOpenApi } from "./openapi.ts";
@@ -52,6 +53,8 @@ export interface TestAppOptions {
   signals?: SupersedeSignals;
   /** The built console and API reference, for tests that load them. */
   webAssets?: WebAssets;
+  /** Metrics and traces; the store is instrumented through it as main.ts does. */
+  telemetry?: Telemetry;
 }
 
 /** The whole service in process, on an in-memory PGlite (or the store given). */
@@ -61,8 +64,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.providers = { ...config.providers, ...options.providers };
   options.configure?.(config);
   const registry = registryFromConfig(config);
-  const db = options.db ?? await openPglite("memory://");
-  await migrate(db);
+  const store = options.db ?? await openPglite("memory://");
+  await migrate(store);
+  const db = options.telemetry?.instrumentDb(store, 1) ?? store;
   const logger = memoryLogger();
   const clock = testClock();
   const listingCache = createModelCache<ModelDescriptor[]>({ now: () => clock.now().getTime() });
@@ -76,6 +80,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     listingCache,
     ...(options.signals ? { signals: options.signals } : {}),
     ...(options.webAssets ? { webAssets: options.webAssets } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
   return {
     handler: createHandler(deps),

@@ -6,9 +6,11 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach } from "node:test";
 import type { WebAssets } from "../../src/http/web_assets.ts";
+import type { Config } from "../../src/config.ts";
 import type { Db } from "../../src/store/db.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { openSupersedeSignals, type SupersedeSignals } from "../../src/store/supersede_signal.ts";
+import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { type Account, call, createTestApp, signUp, type TestApp } from "./app.ts";
 import { createScratchDatabase } from "./databases.ts";
 import { type FakeProvider, type FixtureResponse, startFakeProvider } from "./fake_provider.ts";
@@ -21,6 +23,8 @@ export interface EngineAppOptions {
   db?: Db;
   signals?: SupersedeSignals;
   webAssets?: WebAssets;
+  telemetry?: Telemetry;
+  configure?: (config: Config) => void;
 }
 
 /** The service in process with openai and ollama pointed at fake providers, models configured. */
@@ -29,11 +33,15 @@ export function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
     db: o.db,
     signals: o.signals,
     webAssets: o.webAssets,
+    telemetry: o.telemetry,
     providers: {
       openai: { base_url: `${o.openai}/v1`, models: ["gpt-4o-mini", "gpt-4o"] },
       ollama: { base_url: o.ollama, models: ["qwen3:8b"] },
     },
-    configure: (config) => void (config.limits.providerTimeoutMs = 10_000),
+    configure: (config) => {
+      config.limits.providerTimeoutMs = 10_000;
+      o.configure?.(config);
+    },
   });
 }
 

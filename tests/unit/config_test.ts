@@ -51,7 +51,60 @@ describe("configuration", () => {
       },
       http: { corsOrigins: [] },
       providers: {},
+      telemetry: { metricsEnabled: true, serviceName: "switchyard" },
     });
+  });
+
+  test("telemetry keys come from the file, the standard OTEL variables and ROUTER_TELEMETRY_*", async () => {
+    const path = await file(
+      "telemetry.toml",
+      `[router.telemetry]
+metrics_enabled = false
+metrics_token = "0123456789abcdef-metrics"
+metrics_listen = "[::1]:9464"
+otlp_endpoint = "http://collector:4318"
+service_name = "gateway"
+`,
+    );
+    assert.deepEqual((await loadConfig(["--config", path], {})).telemetry, {
+      metricsEnabled: false,
+      metricsToken: "0123456789abcdef-metrics",
+      metricsListen: { host: "::1", port: 9464 },
+      otlpEndpoint: "http://collector:4318",
+      serviceName: "gateway",
+    });
+    const standard = await loadConfig(["--config", path], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example:4318/",
+      OTEL_SERVICE_NAME: "edge",
+      ROUTER_TELEMETRY_METRICS_LISTEN: "0.0.0.0:9100",
+    });
+    assert.equal(standard.telemetry.otlpEndpoint, "https://otel.example:4318/");
+    assert.equal(standard.telemetry.serviceName, "edge");
+    assert.deepEqual(standard.telemetry.metricsListen, { host: "0.0.0.0", port: 9100 });
+    const ours = await loadConfig([], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://a:4318",
+      ROUTER_TELEMETRY_OTLP_ENDPOINT: "http://b:4318",
+    });
+    assert.equal(ours.telemetry.otlpEndpoint, "http://b:4318");
+  });
+
+  test("a bad telemetry value names its key and never quotes the metrics token", async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ ROUTER_TELEMETRY_METRICS_ENABLED: "yes" }, "router.telemetry.metrics_enabled"],
+      [{ ROUTER_TELEMETRY_METRICS_LISTEN: "9464" }, "router.telemetry.metrics_listen"],
+      [{ ROUTER_TELEMETRY_METRICS_LISTEN: "h:99999" }, "router.telemetry.metrics_listen"],
+      [{ ROUTER_TELEMETRY_METRICS_LISTEN: "127.0.0.1:7331" }, "router.telemetry.metrics_listen"],
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://c:4317" }, "router.telemetry.otlp_endpoint"],
+    ];
+    for (const [env, key] of cases) {
+      const message = await configError([], env);
+      assert.ok(message.startsWith(`invalid configuration: ${key}: `), message);
+    }
+    const short = await configError([], { ROUTER_TELEMETRY_METRICS_TOKEN: "short-secret" });
+    assert.equal(
+      short,
+      "invalid configuration: router.telemetry.metrics_token: expected a string of at least 16 characters",
+    );
   });
 
   test("reads every key from the file named by --config", async () => {

@@ -15,11 +15,13 @@ describe("router", () => {
       kind: "found",
       handler: "get",
       params: { session_id: "a b" },
+      path: "/api/v1/sessions/:session_id",
     });
     assert.deepEqual(match("POST", "/api/v1/sessions/x/execute"), {
       kind: "found",
       handler: "execute",
       params: { session_id: "x" },
+      path: "/api/v1/sessions/:session_id/execute",
     });
   });
 
@@ -27,14 +29,21 @@ describe("router", () => {
     assert.deepEqual(match("DELETE", "/api/v1/sessions/x"), {
       kind: "method_not_allowed",
       allow: ["GET", "PUT"],
+      path: "/api/v1/sessions/:session_id",
     });
     assert.deepEqual(match("GET", "/api/v1/sessions/x/execute"), {
       kind: "method_not_allowed",
       allow: ["POST"],
+      path: "/api/v1/sessions/:session_id/execute",
     });
     assert.deepEqual(match("GET", "/api/v1/status"), { kind: "not_found" });
     assert.deepEqual(match("GET", "/api/v1/sessions"), { kind: "not_found" });
     assert.deepEqual(match("GET", "/api/v1/sessions/%E0%A4%A"), { kind: "not_found" });
+  });
+
+  test("names the template a path matched, never the path itself", () => {
+    const found = match("GET", "/api/v1/sessions/secret-looking-id");
+    assert.equal(found.kind === "found" && found.path, "/api/v1/sessions/:session_id");
   });
 
   test("ignores a trailing slash and doubled slashes", () => {
