@@ -726,15 +726,27 @@ export type components = {
         } | {
             /** @constant */
             type: "reasoning_delta";
+            delta: string;
         } | {
             /** @constant */
             type: "tool_call_started";
+            call_id: string;
+            name: string;
         } | {
             /** @constant */
             type: "tool_call_requested";
+            call_id: string;
+            name: string;
+            arguments: Record<string, never>;
+            /** @enum {string} */
+            requires_approval: "allow" | "ask";
         } | {
             /** @constant */
             type: "usage";
+            input_tokens?: number;
+            output_tokens?: number;
+            estimated_cost: components["schemas"]["Decimal"];
+            currency: components["schemas"]["Currency"];
         } | ({
             /** @constant */
             type: "turn_end";
@@ -877,7 +889,7 @@ export type components = {
         };
     };
     responses: {
-        /** @description Invalid request: malformed JSON, a malformed session id, an invalid query parameter, or a credential sent in the query string (answered on every path before anything else). */
+        /** @description Invalid request: malformed JSON, a malformed session id, an invalid query parameter (including one holding a NUL character, `details.path` naming it as `query.<name>`), or a credential sent in the query string (answered on every path before anything else). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -977,7 +989,7 @@ export type components = {
                 };
             };
         };
-        /** @description Valid JSON failing domain validation, or a routing rejection. */
+        /** @description Valid JSON failing domain validation, or a routing rejection. `details.path` names the field at fault. A model reference in the policy (a rule's `model` or `fallbacks`, `routing.default`) whose provider is malformed answers `invalid_provider_name`, and one naming a provider this service does not know answers `unknown_provider` whether or not the rule matched; a known provider whose model is not in today's catalog is only skipped as unavailable. A string anywhere in the body (values and object keys) holding a NUL character (U+0000) or an unpaired UTF-16 surrogate answers `invalid_request` naming it: such text cannot be stored or sent on. */
         UnprocessableEntity: {
             headers: {
                 [name: string]: unknown;
@@ -991,9 +1003,11 @@ export type components = {
                 };
             };
         };
-        /** @description The provider rate-limited the request. */
+        /** @description Rate limited: by the provider (`rate_limited` from a model call), or by this service's own limits (per client address on bootstrap and sign-in and for wrong bearer tokens, per user on every authenticated endpoint); then `Retry-After` gives the seconds to wait and `details.retry_after_seconds` the same. */
         TooManyRequests: {
             headers: {
+                /** @description Seconds until the service-side limit admits the request again (sent with the service's own limits). */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1165,6 +1179,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1190,6 +1205,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1215,6 +1231,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1239,6 +1256,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1263,6 +1281,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1290,6 +1309,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1319,6 +1339,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1349,6 +1370,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1377,6 +1399,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1411,6 +1434,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1439,6 +1463,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1554,6 +1579,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1588,6 +1614,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1616,6 +1643,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };

@@ -120,7 +120,7 @@ describe("web console in Chromium", () => {
     // Classification, the context left out with its reason, and the spend.
     assert.match(text, /chat · inferred · confidence low/);
     assert.match(text, /Context included \(2\)\nfile docs\/q3\.md — within budget/);
-    assert.match(text, /not priced · 26 in \/ 12 out tokens/);
+    assert.match(text, /0 USD · 26 in \/ 12 out tokens/);
     const review = page.getByRole("region", { name: /Decision for turn/ }).nth(1);
     const reviewText = await review.innerText();
     assert.match(reviewText, /review · inferred · confidence medium/);

@@ -46,7 +46,7 @@ describe("decision replay", () => {
     assert.equal(chosen.routingRule, null);
     assert.equal(chosen.fallbackUsed, true);
     assert.deepEqual(fallback.spends, [
-      { provider: "ollama", model: "qwen3:8b", inputTokens: 26, outputTokens: 12, cost: null },
+      { provider: "ollama", model: "qwen3:8b", inputTokens: 26, outputTokens: 12, cost: "0" },
     ]);
 
     assert.equal(review.choices.length, 1);
