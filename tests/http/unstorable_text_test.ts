@@ -187,6 +187,8 @@ for (const store of storesUnderTest(process.env)) {
       app = await createTestApp({
         db: opened.db,
         providers: { openai: { base_url: `${openai.url}/v1`, models: ["gpt-4o-mini"] } },
+        // Thousands of requests from one user: the rate limits are another test's subject.
+        configure: (config) => config.limits.rate.enabled = false,
       });
       alice = await signUp(app);
       const create = (body: Json) =>
