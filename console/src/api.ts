@@ -1,9 +1,9 @@
 /**
  * The console's only way to the service: the public `/api/v1`, typed from the OpenAPI document
- * (`api_schema.gen.ts`), with the session token in `sessionStorage` (gone when the tab closes)
+ * (generated for the TypeScript client: `clients/typescript/src/openapi.ts`), with the session token in `sessionStorage` (gone when the tab closes)
  * and provider keys in memory only, sent on the requests that may need them.
  */
-import type { components, paths } from "./api_schema.gen.ts";
+import type { components, paths } from "../../clients/typescript/src/openapi.ts";
 
 export type Schemas = components["schemas"];
 

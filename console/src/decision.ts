@@ -6,7 +6,7 @@
  * invocation of that choice that failed, so the next choice is a fallback. Pure: plain data in,
  * plain data out, so it is tested without a browser.
  */
-import type { components } from "./api_schema.gen.ts";
+import type { components } from "../../clients/typescript/src/openapi.ts";
 
 type TraceEvent = components["schemas"]["TraceEvent"];
 type Fields = Record<string, unknown>;
