@@ -21,7 +21,7 @@ export interface Config {
   databaseUrl?: string;
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
-  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number };
+  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number; shutdownGraceMs: number };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
 }
@@ -44,6 +44,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.auth.bootstrap_enabled": "boolean",
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
+  "router.limits.shutdown_grace_ms": "positive_int",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -217,6 +218,7 @@ export async function loadConfig(
     limits: {
       maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
       providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
+      shutdownGraceMs: get("router.limits.shutdown_grace_ms", 10000) as number,
     },
     providers: providersFrom(flat, env),
   };

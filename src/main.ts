@@ -1,6 +1,9 @@
 import process from "node:process";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { engineDeps } from "./engine/engine_deps.ts";
+import type { Deps } from "./http/context.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
+import { startInstance } from "./instance_life.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
@@ -29,6 +32,11 @@ export interface Service {
   url: string;
   config: Config;
   db: Db;
+  /**
+   * Drains (new turns get 503 `shutting_down`, running ones get
+   * `router.limits.shutdown_grace_ms`, what is left is cut like a `break`),
+   * then closes the server and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -63,7 +71,8 @@ export async function startService(
   const db = await openMigratedStore(config, runtime, logger);
   // One LISTEN connection per instance; on the embedded store it never signals.
   const signals = await openSupersedeSignals(config.databaseUrl);
-  const handler = createHandler({
+  let draining = () => false;
+  const deps: Deps = {
     db,
     config,
     logger,
@@ -73,7 +82,19 @@ export async function startService(
     listingCache: createModelCache(),
     signals,
     instanceId: uuidv7(),
+    draining: () => draining(),
+  };
+  const engine = engineDeps(deps);
+  const life = await startInstance({
+    db,
+    instance: engine.instance,
+    sole: config.databaseUrl === undefined,
+    watcher: engine.watcher,
+    now: deps.now,
+    logger,
   });
+  draining = () => life.draining;
+  const handler = createHandler(deps);
   const server = await runtime.serve({ hostname: config.host, port: config.port, handler });
   logger.info("listening", {
     url: server.url,
@@ -85,6 +106,11 @@ export async function startService(
     config,
     db,
     async close() {
+      await life.drain(config.limits.shutdownGraceMs).catch((error) =>
+        logger.error("drain failed", { error: (error as Error)?.name })
+      );
+      // The streams of cut turns end with their `turn_end` a moment after their turns.
+      await new Promise((resolve) => setTimeout(resolve, 50));
       await server.close();
       await signals.close();
       await db.close();

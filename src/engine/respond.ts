@@ -57,6 +57,10 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   try {
     const result = await turn.run(live);
     if (hasRecords(live.records)) await writeTurn(deps.db, null, takeRecords(live));
+    // Cut by its own instance (shutdown): nobody waits for a hand-off; the turn ends in error.
+    if (result.kind === "superseded" && guard.cut !== null) {
+      return { kind: "failure", failure: guard.cut };
+    }
     if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
     return result;
   } catch (error) {

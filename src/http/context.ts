@@ -25,6 +25,8 @@ export interface Deps {
   signals?: SupersedeSignals;
   /** This instance's name, recorded with its run claims. */
   instanceId?: string;
+  /** True once the instance is shutting down: execute and continue answer 503 `shutting_down`. */
+  draining?: () => boolean;
 }
 
 export interface Principal {

@@ -37,7 +37,7 @@ describe("configuration", () => {
       databaseUrl: undefined,
       storagePath: "./data",
       auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
-      limits: { maxRequestBodyBytes: 10485760, providerTimeoutMs: 180000 },
+      limits: { maxRequestBodyBytes: 10485760, providerTimeoutMs: 180000, shutdownGraceMs: 10000 },
       providers: {},
     });
   });
@@ -58,6 +58,7 @@ bootstrap_enabled = false
 [router.limits]
 max_request_body_bytes = 2048
 provider_timeout_ms = 5000
+shutdown_grace_ms = 2500
 [router.providers.openai]
 base_url = "http://127.0.0.1:9999/v1"
 [router.providers."openai-compat:lmstudio"]
@@ -74,7 +75,11 @@ models = ["qwen3-8b"]
       assert.equal(c.databaseUrl, "postgres://u@db:5432/app");
       assert.equal(c.storagePath, "/var/lib/switchyard");
       assert.deepEqual(c.auth, { tokenTtlSeconds: 60, bootstrapEnabled: false });
-      assert.deepEqual(c.limits, { maxRequestBodyBytes: 2048, providerTimeoutMs: 5000 });
+      assert.deepEqual(c.limits, {
+        maxRequestBodyBytes: 2048,
+        providerTimeoutMs: 5000,
+        shutdownGraceMs: 2500,
+      });
       assert.deepEqual(c.providers, {
         openai: { base_url: "http://127.0.0.1:9999/v1" },
         "openai-compat:lmstudio": {
