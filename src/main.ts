@@ -141,6 +141,7 @@ export async function runCli(
       stopping = true;
       logger.info("shutting down");
       await service.close();
+      logger.info("stopped");
       process.exit(0);
     };
     process.on("SIGINT", stop);
