@@ -14,17 +14,9 @@ import {
   startService,
 } from "../../bench/service_process.ts";
 import { createScratchDatabase } from "../support/databases.ts";
-import { BENCH_MODEL, type ChatProvider } from "../../bench/chat_provider.ts";
+import type { ChatProvider } from "../../bench/chat_provider.ts";
+import { TURN_BODY } from "../../bench/turn_http.ts";
 import { parseSse } from "../support/engine_app.ts";
-
-export const TURN_BODY = {
-  input: { text: "please fix the parser" },
-  policy: {
-    classification: { rules: [{ intent: "edit", keywords: ["fix"] }] },
-    routing: { default: { model: `openai/${BENCH_MODEL}` } },
-    privacy: { remote: { mode: "allow" } },
-  },
-};
 
 /** Where the instances keep their data: a directory for PGlite, a scratch database for PostgreSQL. */
 export interface StoreUnderTest {
