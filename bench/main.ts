@@ -14,8 +14,9 @@ import { runDecisionBench } from "./decision.ts";
 import { measure, printTable } from "./measure.ts";
 import { runPreviewHttpBench } from "./preview_http.ts";
 import { runTurnBenchmarks } from "./turns_bench.ts";
+import { BENCH_RATE_LIMITS } from "./service_process.ts";
 
-const config = await loadConfig([], {});
+const config = await loadConfig([], BENCH_RATE_LIMITS);
 const db = await openPglite("memory://");
 await migrate(db);
 const handler = createHandler({

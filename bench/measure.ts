@@ -11,6 +11,17 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+export interface Spread {
+  p50: number;
+  p99: number;
+}
+
+/** p50 and p99 of unsorted times (the input is left as it was). */
+export function spread(times: number[]): Spread {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
 function row(name: string, times: number[], totalMs: number): BenchRow {
   times.sort((a, b) => a - b);
   return {

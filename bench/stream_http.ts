@@ -23,6 +23,29 @@ export interface StreamLevel {
   seconds: number;
 }
 
+/**
+ * Reads a server-sent event stream to its end, calling `onData` with each data
+ * frame's payload and its arrival time (ms since `start`); comments
+ * (keep-alives) are not frames.
+ */
+export async function readDataFrames(
+  response: Response,
+  start: number,
+  onData: (data: string, at: number) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const bytes of response.body!) {
+    const at = performance.now() - start;
+    buffer += decoder.decode(bytes, { stream: true });
+    const frames = buffer.split("\n\n");
+    buffer = frames.pop()!;
+    for (const frame of frames) {
+      if (frame.startsWith("data: ")) onData(frame.slice("data: ".length), at);
+    }
+  }
+}
+
 /** Arrival times (ms) of the data frames of one streamed turn; throws unless it completed. */
 async function streamTurn(s: TurnService, sessionId: string): Promise<number[]> {
   const start = performance.now();
@@ -35,21 +58,12 @@ async function streamTurn(s: TurnService, sessionId: string): Promise<number[]> 
     throw new Error(`no stream: ${response.status} ${await response.text()}`);
   }
   const times: number[] = [];
-  const decoder = new TextDecoder();
-  let buffer = "";
   let last = "";
-  for await (const bytes of response.body!) {
-    const now = performance.now() - start;
-    buffer += decoder.decode(bytes, { stream: true });
-    const frames = buffer.split("\n\n");
-    buffer = frames.pop()!;
-    for (const frame of frames) {
-      if (!frame.startsWith("data: ")) continue; // keep-alive comments are not frames
-      times.push(now);
-      last = frame;
-    }
-  }
-  const end = JSON.parse(last.slice("data: ".length));
+  await readDataFrames(response, start, (data, at) => {
+    times.push(at);
+    last = data;
+  });
+  const end = JSON.parse(last);
   if (end.type !== "turn_end" || end.status !== "completed") {
     throw new Error(`stream ended with ${last}`);
   }

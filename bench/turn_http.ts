@@ -7,16 +7,10 @@
  * one session each, with the provider answering in 20 ms.
  */
 import { BENCH_MODEL, type ChatProvider, startChatProvider } from "./chat_provider.ts";
-import { type BenchRow, percentile } from "./measure.ts";
-import {
-  newSession,
-  postJson,
-  type ServiceProcess,
-  signedIn,
-  startService,
-} from "./service_process.ts";
+import { type BenchRow, type Spread, spread } from "./measure.ts";
+import { newSession, postJson, signedIn, startService } from "./service_process.ts";
 
-const PROVIDER_KEY = "sk-bench-0123456789";
+export const PROVIDER_KEY = "sk-bench-0123456789";
 
 /** One turn's request: a small policy routing everything to the fake's model, remote allowed. */
 export const TURN_BODY = {
@@ -28,12 +22,11 @@ export const TURN_BODY = {
   },
 };
 
-/** The service pointed at a fake provider, signed in, with the provider key header. */
-export interface TurnService {
+/** The service started against some Chat Completions server, signed in, with the provider key header. */
+export interface ServiceClient {
   url: string;
-  /** The service's process id, for its CPU time and memory. */
+  /** The service's process id. */
   pid: number;
-  provider: ChatProvider;
   headers: Record<string, string>;
   executePath(sessionId: string): string;
   newSession(): Promise<string>;
@@ -42,47 +35,74 @@ export interface TurnService {
   close(): Promise<void>;
 }
 
-/** `databaseUrl` selects PostgreSQL; without it the embedded PGlite store (in memory). */
-export async function startTurnService(
+/** The service pointed at a fake provider in this process. */
+export interface TurnService extends ServiceClient {
+  provider: ChatProvider;
+}
+
+/**
+ * Starts the service with `openai` at `providerUrl` (the Chat Completions
+ * root, without `/v1`); `databaseUrl` selects PostgreSQL, without it the
+ * embedded PGlite store (in memory, unless `env` names a ROUTER_STORAGE_PATH);
+ * `runtimeFlags` go to the runtime.
+ */
+export async function startServiceClient(
+  providerUrl: string,
   databaseUrl?: string,
   runtimeFlags: readonly string[] = [],
-): Promise<TurnService> {
-  const provider = await startChatProvider();
-  let service: ServiceProcess | undefined;
+  env: Record<string, string> = {},
+): Promise<ServiceClient> {
+  const service = await startService({
+    ROUTER_PROVIDERS_OPENAI_BASE_URL: `${providerUrl}/v1`,
+    ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  }, runtimeFlags);
   try {
-    service = await startService({
-      ROUTER_PROVIDERS_OPENAI_BASE_URL: `${provider.url}/v1`,
-      ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
-    }, runtimeFlags);
     const url = service.url;
     const headers = {
       ...await signedIn(url),
       "content-type": "application/json",
       "x-router-provider-openai-api-key": PROVIDER_KEY,
     };
-    const running = service;
     return {
       url,
-      pid: running.pid,
-      provider,
+      pid: service.pid,
       headers,
       executePath: (id) => `/api/v1/sessions/${id}/execute`,
       newSession: () => newSession(url, headers),
-      recentErrors: () => running.recentErrors(),
+      recentErrors: () => service.recentErrors(),
+      close: () => service.stop(),
+    };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
+
+export async function startTurnService(
+  databaseUrl?: string,
+  runtimeFlags: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<TurnService> {
+  const provider = await startChatProvider();
+  try {
+    const client = await startServiceClient(provider.url, databaseUrl, runtimeFlags, env);
+    return {
+      ...client,
+      provider,
       async close() {
-        await running.stop();
+        await client.close();
         await provider.close();
       },
     };
   } catch (error) {
-    await service?.stop();
     await provider.close();
     throw error;
   }
 }
 
 /** One buffered turn; anything but `completed` is a failure, never a data point. */
-export async function executeTurn(s: TurnService, sessionId: string): Promise<void> {
+export async function executeTurn(s: ServiceClient, sessionId: string): Promise<void> {
   const envelope = await postJson(s.url, s.executePath(sessionId), s.headers, TURN_BODY);
   if (envelope.status !== "completed") {
     throw new Error(`turn ended ${envelope.status}: ${JSON.stringify(envelope)}`);
@@ -102,15 +122,10 @@ async function callProviderDirectly(s: TurnService, body: string): Promise<void>
 export interface OverheadRow {
   store: string;
   turns: number;
-  execute: { p50: number; p99: number };
-  direct: { p50: number; p99: number };
-  added: { p50: number; p99: number };
+  execute: Spread;
+  direct: Spread;
+  added: Spread;
 }
-
-const spread = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-};
 
 /**
  * Concurrency 1. Each turn runs on a fresh session (made outside the timing),

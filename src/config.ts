@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseToml } from "smol-toml";
 import { checkProviderId } from "./core/model_reference.ts";
+import { type ModelDeclaration, readModelDeclarations } from "./providers/model_declarations.ts";
 
 /**
  * Configuration: one TOML file plus environment overrides (DESIGN.md). Every
@@ -12,7 +13,8 @@ export interface ProviderSettings {
   base_url?: string;
   local?: boolean;
   display_name?: string;
-  models?: string[];
+  /** Model ids, or tables declaring a model's figures (providers/model_declarations.ts). */
+  models?: ModelDeclaration[];
 }
 
 export interface Config {
@@ -21,9 +23,28 @@ export interface Config {
   databaseUrl?: string;
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
-  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number; shutdownGraceMs: number };
+  limits: {
+    maxRequestBodyBytes: number;
+    providerTimeoutMs: number;
+    rate: RateLimits;
+    shutdownGraceMs: number;
+  };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
   providers: Record<string, ProviderSettings>;
+}
+
+/**
+ * Service-side rate limits (token buckets, per instance): per client address on
+ * bootstrap and sign-in, per user on the authenticated endpoints.
+ */
+export interface RateLimits {
+  enabled: boolean;
+  anonymousPerMinute: number;
+  anonymousBurst: number;
+  userPerMinute: number;
+  userBurst: number;
+  /** Take the client address from the last `X-Forwarded-For` entry (set by a proxy in front). */
+  trustForwardedFor: boolean;
 }
 
 export class ConfigError extends Error {
@@ -45,6 +66,12 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
   "router.limits.shutdown_grace_ms": "positive_int",
+  "router.limits.rate.enabled": "boolean",
+  "router.limits.rate.anonymous_per_minute": "positive_int",
+  "router.limits.rate.anonymous_burst": "positive_int",
+  "router.limits.rate.user_per_minute": "positive_int",
+  "router.limits.rate.user_burst": "positive_int",
+  "router.limits.rate.trust_forwarded_for": "boolean",
 };
 
 const BUILT_IN_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const;
@@ -168,10 +195,9 @@ function providersFrom(flat: Map<string, unknown>, env: Record<string, string | 
     const [, id, field] = match;
     const settings = providers[id] ??= {};
     if (field === "models") {
-      if (!Array.isArray(value) || !value.every((m) => typeof m === "string" && m !== "")) {
-        throw new ConfigError(key, `expected an array of model names, got ${describe(value)}`);
-      }
-      settings.models = value;
+      const read = readModelDeclarations(value, key);
+      if ("problem" in read) throw new ConfigError(read.key, read.problem);
+      settings.models = value as ModelDeclaration[];
     } else {
       (settings as Record<string, unknown>)[field] = coerce(
         key,
@@ -219,6 +245,14 @@ export async function loadConfig(
       maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
       providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
       shutdownGraceMs: get("router.limits.shutdown_grace_ms", 10000) as number,
+      rate: {
+        enabled: get("router.limits.rate.enabled", true) as boolean,
+        anonymousPerMinute: get("router.limits.rate.anonymous_per_minute", 60) as number,
+        anonymousBurst: get("router.limits.rate.anonymous_burst", 20) as number,
+        userPerMinute: get("router.limits.rate.user_per_minute", 6000) as number,
+        userBurst: get("router.limits.rate.user_burst", 1000) as number,
+        trustForwardedFor: get("router.limits.rate.trust_forwarded_for", false) as boolean,
+      },
     },
     providers: providersFrom(flat, env),
   };

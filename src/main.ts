@@ -4,6 +4,7 @@ import { engineDeps } from "./engine/engine_deps.ts";
 import type { Deps } from "./http/context.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
 import { startInstance } from "./instance_life.ts";
+import { readWebAssets, type WebAssets } from "./http/web_assets.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
@@ -26,6 +27,10 @@ export interface Runtime {
   serve: Serve;
   /** Embedded PGlite assets, for a single-file build that cannot read them from node_modules. */
   pgliteAssets?: () => Promise<PgliteAssets>;
+  /** The console and API reference embedded in a single-file build; else read from dist/web/. */
+  webAssets?: () => Promise<WebAssets>;
+  /** A full garbage collection, where the runtime offers one. */
+  collectGarbage?: () => void;
 }
 
 export interface Service {
@@ -40,11 +45,18 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** Where `console/build.ts` writes the console and the API reference. */
+const BUILT_WEB_ASSETS = new URL("../dist/web/", import.meta.url);
+
 /** Opens the store and applies pending migrations. */
 async function openMigratedStore(config: Config, runtime: Runtime, logger: Logger): Promise<Db> {
   const db = await openStore(config, runtime.pgliteAssets);
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
+  // A new embedded store is made by a throwaway PGlite instance (initdb) whose
+  // hundreds of MB of WASM memory would otherwise stay resident until memory
+  // pressure: collect them once, before serving.
+  if (db.driver === "pglite") runtime.collectGarbage?.();
   return db;
 }
 
@@ -71,6 +83,8 @@ export async function startService(
   const db = await openMigratedStore(config, runtime, logger);
   // One LISTEN connection per instance; on the embedded store it never signals.
   const signals = await openSupersedeSignals(config.databaseUrl);
+  const webAssets = await (runtime.webAssets?.() ?? readWebAssets(BUILT_WEB_ASSETS));
+  if (!webAssets) logger.warn("web console not built: run `deno task console:build`", {});
   let draining = () => false;
   const deps: Deps = {
     db,
@@ -82,6 +96,7 @@ export async function startService(
     listingCache: createModelCache(),
     signals,
     instanceId: uuidv7(),
+    ...(webAssets ? { webAssets } : {}),
     draining: () => draining(),
   };
   const engine = engineDeps(deps);

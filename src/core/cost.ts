@@ -36,13 +36,17 @@ export function hasPrices(prices: Prices): boolean {
     prices.output_cost_per_million_tokens !== undefined;
 }
 
-/** Cost of a usage record; `null` when the model declares no price at all. */
+/**
+ * Cost of a usage record. A model that declares no price at all costs `null`
+ * (unknown), unless it is local: local models report zero cost (interface.md,
+ * turn stream events). Declared prices win even for a local model.
+ */
 export function usageCost(
-  prices: Prices,
+  prices: Prices & { local?: boolean },
   inputTokens: number,
   outputTokens: number,
 ): string | null {
-  if (!hasPrices(prices)) return null;
+  if (!hasPrices(prices)) return prices.local === true ? "0" : null;
   return formatDecimal(
     priced(inputTokens, prices.input_cost_per_million_tokens)
       .plus(priced(outputTokens, prices.output_cost_per_million_tokens)),

@@ -13,6 +13,7 @@ import { fail, ok, type Outcome } from "./errors.ts";
 import { localModelsBarred, type LocalReason, localRequirement } from "./locality.ts";
 import type { ModelDescriptor } from "./model.ts";
 import { resolveOverride } from "./model_override.ts";
+import { checkPolicyProviders } from "./policy_providers.ts";
 import { candidateReferences, choiceReason, selectRoute } from "./route_selection.ts";
 import type { RoutingRule, TurnRequest } from "./turn_request_types.ts";
 import type { Effort, Intent } from "./vocabulary.ts";
@@ -81,6 +82,8 @@ export function decideRoute(input: RoutingInput): Outcome<RoutingDecision> {
       local_barred: localBarred,
     });
     if (!model.ok) return model;
+    const providers = checkPolicyProviders(request.policy, input.known_providers);
+    if (!providers.ok) return providers;
     return ok({
       reference: override,
       model: model.value,
@@ -93,6 +96,8 @@ export function decideRoute(input: RoutingInput): Outcome<RoutingDecision> {
       skipped: [],
     });
   }
+  const providers = checkPolicyProviders(request.policy, input.known_providers);
+  if (!providers.ok) return providers;
   const choice = selectRoute(request.policy, input.intent, input.relevant_paths);
   if (!choice.ok) return choice;
   const rule = choice.value.kind === "rule" ? choice.value.rule : null;

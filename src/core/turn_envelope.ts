@@ -81,7 +81,10 @@ export interface ReportedUsage {
  * Usage of one model call, priced exactly (decisions.md §10). A model without
  * declared prices (every local one) costs "0"; an unreported count prices as 0.
  */
-export function turnUsage(prices: Prices, reported: ReportedUsage): TurnUsage {
+export function turnUsage(
+  prices: Prices & { local?: boolean },
+  reported: ReportedUsage,
+): TurnUsage {
   const { input_tokens, output_tokens } = reported;
   return {
     ...(input_tokens === undefined ? {} : { input_tokens }),

@@ -64,6 +64,7 @@ async function supersedeRun(
     now: deps.now(),
   });
   if (taken === null) refuse(continuation.type, null);
+  deps.watcher.superseded(taken.run.id, taken.run.supersede_seq);
   const scope = { sessionId: session.id, traceId: turnId, now: deps.now() };
   await cancelPendingCalls(deps, scope, taken.previous, null);
   const input: RunInput = readRunInput(taken.run.run_input);

@@ -82,6 +82,7 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         ...(c.tools.length > 0 ? { tools: c.tools } : {}),
         ...(c.model.capabilities.reasoning === true ? { effort: c.effort } : {}),
         maxOutputTokens: replyReserve(c.model),
+        contextWindow: c.model.max_context_tokens,
         stream: c.stream,
         signal: c.signal,
       },
@@ -105,6 +106,10 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         case "tool_call_complete":
           reply.toolCalls.push({
             callId: idOf(event.index),
+            // Kept with the call (and sealed with it in an encrypted run) for the way back.
+            ...(event.callId === undefined
+              ? {}
+              : { providerCall: { provider: c.entry.id, id: event.callId } }),
             name: event.name,
             arguments: event.arguments,
             ...(event.signature === undefined ? {} : { signature: event.signature }),

@@ -75,8 +75,11 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       .catch(() => false);
     // A request that cut the turn as it failed need not wait out its timeout.
     await handOver(turn, null);
-    const internal: Failure = failure("internal_error", "internal error");
-    return { kind: "failure", failure: internal };
+    // An expected failure (storage_error when the database went away) keeps its code.
+    const failed: Failure = error instanceof ServiceError
+      ? error.failure
+      : failure("internal_error", "internal error");
+    return { kind: "failure", failure: failed };
   } finally {
     guard.stop();
   }

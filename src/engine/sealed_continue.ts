@@ -138,6 +138,7 @@ export async function supersedeSealed(
     );
   }
   const runId = taken.run.id;
+  deps.watcher.superseded(runId, taken.run.supersede_seq);
   const scope = seal(call, taken.previous);
   // A checkpoint handed out but never sealed is lost with the pause it belonged to.
   scope.state.pending = null;

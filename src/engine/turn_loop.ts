@@ -9,7 +9,7 @@ import { preCallApproval } from "../core/approvals.ts";
 import { type Failure, failure } from "../core/errors.ts";
 import { constrainedPathMatcher } from "../core/privacy.ts";
 import { approvalPause } from "../core/run_state.ts";
-import { toolCatalog } from "../core/tool_catalog.ts";
+import { offeredTools, toolCatalog } from "../core/tool_catalog.ts";
 import { isClientBound, type MediationContext } from "../core/tool_mediation.ts";
 import { decideTurn, type TurnDecision } from "../core/turn_decision.ts";
 import { awaitingApprovalEnvelope } from "../core/turn_envelope.ts";
@@ -80,9 +80,9 @@ async function invoke(
   const model = d.routing.model;
   const entry = findProvider(t.deps.registry, model.provider);
   if (entry === undefined) throw new Error(`routed to an unregistered provider`);
-  const tools = mediation.catalog.filter((tool) =>
-    tool.executor === "service" || isClientBound(tool.name, mediation)
-  ).map(({ name, description, parameters }) => ({ name, description, parameters }));
+  // A denied tool is not offered at all, the service's own memory tool included (§3).
+  const tools = offeredTools(mediation.catalog, mediation.permissions, mediation.plan_mode)
+    .map(({ name, description, parameters }) => ({ name, description, parameters }));
   return await callModel({
     entry,
     model,

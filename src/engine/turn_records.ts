@@ -92,7 +92,13 @@ export function memoryFrom(
   });
 }
 
-export async function loadMemory(t: TurnContext): Promise<MemoryEntry[]> {
+/** Reads only the store, the session and the seal, so preview can call it (with no seal). */
+export async function loadMemory(
+  t: Pick<TurnContext, "seal"> & {
+    deps: Pick<TurnContext["deps"], "db">;
+    session: Pick<TurnContext["session"], "id" | "user_id">;
+  },
+): Promise<MemoryEntry[]> {
   const { user, session } = await recallMemories(t.deps.db, t.session.user_id, t.session.id);
   return memoryFrom(t, [...user, ...session]);
 }

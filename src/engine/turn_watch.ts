@@ -32,6 +32,12 @@ export interface TurnGuard {
 
 export interface TurnWatcher {
   guard(turn: WatchedTurn): TurnGuard;
+  /**
+   * A request on this instance superseded run `runId` (its seq is now `seq`):
+   * this instance's turns of that run stop at once, without waiting for the
+   * signal or the poll.
+   */
+  superseded(runId: string, seq: number): void;
   /** How many turns are watched now. */
   readonly size: number;
   /** Resolves once no turn is watched, or after `ms`. */
@@ -111,6 +117,11 @@ export function createTurnWatcher(
       for (const entry of watched) {
         entry.cut = why;
         supersede(entry);
+      }
+    },
+    superseded(runId, seq) {
+      for (const entry of turns.values()) {
+        if (entry.runId === runId && seq > entry.seq) supersede(entry);
       }
     },
     guard(turn) {

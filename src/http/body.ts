@@ -1,4 +1,5 @@
-import { type Failure, failure } from "../core/errors.ts";
+import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import { unstorableInBody } from "./unstorable_text.ts";
 
 /** A body that cannot be taken at all: too large (413) or not a JSON object (400). */
 export class UnreadableBody extends Error {
@@ -42,15 +43,20 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return out;
 }
 
-/** Bodies are JSON whatever the Content-Type; they must be an object (decisions.md §2). */
+/**
+ * Bodies are JSON whatever the Content-Type; they must be an object (decisions.md §2)
+ * and hold only text the service can store (http/unstorable_text.ts).
+ */
 export async function readJsonObject(
   request: Request,
   limit: number,
 ): Promise<Record<string, unknown>> {
   const bytes = await readLimited(request, limit);
+  let text: string;
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    value = JSON.parse(text);
   } catch {
     throw new UnreadableBody(failure("invalid_request", "request body is not valid JSON"), 400);
   }
@@ -60,6 +66,8 @@ export async function readJsonObject(
       400,
     );
   }
+  const unstorable = unstorableInBody(value, text);
+  if (unstorable !== null) throw new ServiceError(unstorable);
   return value as Record<string, unknown>;
 }
 

@@ -6,6 +6,7 @@ import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import type { Params } from "./router.ts";
+import type { WebAssets } from "./web_assets.ts";
 
 /** What every handler is given: the service's dependencies, created once in main.ts. */
 export interface Deps {
@@ -27,6 +28,8 @@ export interface Deps {
   instanceId?: string;
   /** True once the instance is shutting down: execute and continue answer 503 `shutting_down`. */
   draining?: () => boolean;
+  /** The built console and API reference; absent, `/console` and `/docs` answer 404. */
+  webAssets?: WebAssets;
 }
 
 export interface Principal {
@@ -46,9 +49,13 @@ export interface RequestContext {
   deps: Deps;
   /** Present on every route declared with `auth: "bearer"`. */
   principal: Principal;
+  /** The client's address (see client_address.ts), null when handled in process. */
+  address: string | null;
 }
 
 export interface Endpoint {
   auth: "none" | "bearer";
+  /** An unauthenticated endpoint limited per client address (router.limits.rate.anonymous_*). */
+  limitByAddress?: boolean;
   handle(ctx: RequestContext): Promise<Response>;
 }

@@ -2,19 +2,55 @@ import { failure, ServiceError } from "../core/errors.ts";
 import { isUuid } from "../core/credential_format.ts";
 import { authenticate } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
+import { clientAddress, type Connection } from "./client_address.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
-import { compileRoutes, type Route } from "./router.ts";
+import { createRequestLimits } from "./rate_limits.ts";
+import { compileRoutes, type Params, type Route } from "./router.ts";
+import { unstorableInQuery } from "./unstorable_text.ts";
 import { ROUTES } from "./routes.ts";
 
-export type Handler = (request: Request) => Promise<Response>;
+export type Handler = (request: Request, connection?: Connection) => Promise<Response>;
 
 /** The whole service as one web-standard handler. */
 export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = ROUTES): Handler {
   const match = compileRoutes(routes);
+  const limits = createRequestLimits(deps.config.limits.rate);
 
-  async function route(request: Request, url: URL): Promise<Response> {
+  /** Checks the caller against its limits and authenticates it: a 429 when over a limit. */
+  async function admit(
+    request: Request,
+    endpoint: Endpoint,
+    params: Params,
+    address: string | null,
+  ): Promise<Principal | Response> {
+    const now = deps.now().getTime();
+    if (endpoint.auth === "none") {
+      return (endpoint.limitByAddress && limits.byAddress(address, now)) ||
+        { userId: "", tokenId: "" };
+    }
+    let principal: Principal;
+    try {
+      // A request on a session reads the session with the token, in one round trip.
+      const sessionId = params.session_id;
+      principal = await authenticate(
+        request,
+        deps,
+        sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
+      );
+    } catch (error) {
+      // A wrong token costs its address a token, so tokens cannot be guessed at full speed.
+      if (error instanceof ServiceError && error.failure.code === "invalid_token") {
+        const tooMany = limits.byAddress(address, now);
+        if (tooMany !== null) return tooMany;
+      }
+      throw error;
+    }
+    return limits.byUser(principal.userId, now) ?? principal;
+  }
+
+  async function route(request: Request, url: URL, connection?: Connection): Promise<Response> {
     const queryCredential = credentialInQuery(url);
     if (queryCredential !== null) {
       throw ServiceError.of(
@@ -36,23 +72,20 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       );
     }
     const endpoint = found.handler;
-    const sessionId = found.params.session_id;
-    const principal: Principal = endpoint.auth === "bearer"
-      ? await authenticate(
-        request,
-        deps,
-        sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
-      )
-      : { userId: "", tokenId: "" };
-    return await endpoint.handle({ request, url, params: found.params, deps, principal });
+    const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
+    const principal = await admit(request, endpoint, found.params, address);
+    if (principal instanceof Response) return principal;
+    const unstorable = unstorableInQuery(url);
+    if (unstorable !== null) return errorResponse(unstorable, { status: 400 });
+    return await endpoint.handle({ request, url, params: found.params, deps, principal, address });
   }
 
-  return async (request) => {
+  return async (request, connection) => {
     const started = performance.now();
     const url = new URL(request.url);
     let response: Response;
     try {
-      response = await route(request, url);
+      response = await route(request, url, connection);
     } catch (error) {
       response = toErrorResponse(error, deps);
     }

@@ -15,6 +15,7 @@ import { executeEndpoint } from "./routes/execute.ts";
 import { getOpenApi, getStatus } from "./routes/status.ts";
 import { getTrace } from "./routes/traces.ts";
 import { getUsage } from "./routes/usage.ts";
+import { webFile, webPage } from "./routes/web.ts";
 
 /** Every route of the service. Later resources add their rows here. */
 export const ROUTES: readonly Route<Endpoint>[] = [
@@ -36,4 +37,8 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/api/v1/sessions/:session_id/preview", handler: previewEndpoint },
   { method: "GET", path: "/api/v1/sessions/:session_id/traces", handler: getTrace },
   { method: "GET", path: "/api/v1/sessions/:session_id/usage", handler: getUsage },
+  { method: "GET", path: "/console", handler: webPage("console") },
+  { method: "GET", path: "/console/:file", handler: webFile("console") },
+  { method: "GET", path: "/docs", handler: webPage("docs") },
+  { method: "GET", path: "/docs/:file", handler: webFile("docs") },
 ];

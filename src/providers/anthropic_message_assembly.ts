@@ -154,10 +154,11 @@ export class MessageAssembly {
       yield { type: "text_delta", delta: block.text };
     }
     if (kind !== "tool_use") return;
-    open.id = String(block.id ?? `toolu_${index}`);
+    if (typeof block.id === "string" && block.id !== "") open.id = block.id;
     open.name = String(block.name ?? "");
     open.toolIndex = this.#tools++;
-    yield { type: "tool_call_started", callId: open.id, name: open.name, index: open.toolIndex };
+    const id = open.id === undefined ? {} : { callId: open.id };
+    yield { type: "tool_call_started", ...id, name: open.name, index: open.toolIndex };
   }
 
   *#delta(index: number, delta: Record<string, unknown>): Generator<ProviderEvent> {
@@ -182,7 +183,7 @@ export class MessageAssembly {
     const args = toolArguments(this.#provider, open.name!, open.json);
     yield {
       type: "tool_call_complete",
-      callId: open.id!,
+      ...(open.id === undefined ? {} : { callId: open.id }),
       name: open.name!,
       index: open.toolIndex!,
       arguments: args,

@@ -31,7 +31,7 @@ async function* invoke(
   const call = new ProviderCall(target, request.signal);
   try {
     const headers = anthropicHeaders(target.apiKey);
-    const body = anthropicMessagesBody(request);
+    const body = anthropicMessagesBody(request, target.provider);
     const response = await call.post("/v1/messages", headers, body, anthropicErrorDetail);
     if (request.stream) {
       yield* streamEvents(call, response, target.apiKey);

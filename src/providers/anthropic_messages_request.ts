@@ -4,6 +4,9 @@
  * blocks in a user message; effort becomes an extended-thinking budget.
  */
 import type { AssistantMessage, ChatMessage, CompletionRequest, Effort } from "./types.ts";
+import { wireCallIds } from "./wire_call_ids.ts";
+
+type IdOf = (callId: string) => string;
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
@@ -18,7 +21,7 @@ const THINKING_BUDGET: Record<Effort, number> = {
   xhigh: 32768,
 };
 
-function assistantContent(message: AssistantMessage): unknown {
+function assistantContent(message: AssistantMessage, idOf: IdOf): unknown {
   const calls = message.toolCalls ?? [];
   const reasoning = (message.reasoning ?? []).filter((block) => block.signature !== undefined);
   if (calls.length === 0 && reasoning.length === 0) return message.content;
@@ -29,19 +32,24 @@ function assistantContent(message: AssistantMessage): unknown {
   }
   if (message.content !== "") blocks.push({ type: "text", text: message.content });
   for (const call of calls) {
-    blocks.push({ type: "tool_use", id: call.callId, name: call.name, input: call.arguments });
+    blocks.push({
+      type: "tool_use",
+      id: idOf(call.callId),
+      name: call.name,
+      input: call.arguments,
+    });
   }
   return blocks;
 }
 
-function wireMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   let results: Record<string, unknown>[] | undefined;
   for (const message of messages) {
     if (message.role === "tool") {
       const block: Record<string, unknown> = {
         type: "tool_result",
-        tool_use_id: message.callId,
+        tool_use_id: idOf(message.callId),
         content: message.content,
       };
       if (message.isError) block.is_error = true;
@@ -55,16 +63,20 @@ function wireMessages(messages: readonly ChatMessage[]): Record<string, unknown>
     }
     results = undefined;
     if (message.role === "user") out.push({ role: "user", content: message.content });
-    else out.push({ role: "assistant", content: assistantContent(message) });
+    else out.push({ role: "assistant", content: assistantContent(message, idOf) });
   }
   return out;
 }
 
-export function anthropicMessagesBody(request: CompletionRequest): Record<string, unknown> {
+/** `provider` is the instance called: its own `tool_use` ids go back to it. */
+export function anthropicMessagesBody(
+  request: CompletionRequest,
+  provider: string,
+): Record<string, unknown> {
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: Record<string, unknown> = { model: request.model, max_tokens: maxTokens };
   if (request.system) body.system = request.system;
-  body.messages = wireMessages(request.messages);
+  body.messages = wireMessages(request.messages, wireCallIds(request.messages, provider));
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,

@@ -2,13 +2,18 @@ import { CAPABILITIES, type Capabilities, type ModelDescriptor } from "../core/m
 import { CATALOG, type CatalogEntry } from "./catalog_data.ts";
 import type { ProviderEntry } from "./registry.ts";
 
-/** What a live listing tells about one model; every figure is optional. */
+/**
+ * What a live listing, or an operator's model declaration, tells about one
+ * model; every figure is optional. Prices are decimal strings.
+ */
 export interface LiveModel {
   id: string;
   display_name?: string;
   max_context_tokens?: number;
   max_output_tokens?: number;
   capabilities?: Capabilities;
+  input_cost_per_million_tokens?: string;
+  output_cost_per_million_tokens?: string;
 }
 
 const BY_ID = new Map<string, CatalogEntry>();
@@ -67,12 +72,20 @@ export function normaliseCapabilities(capabilities: Capabilities): Capabilities 
 const positive = (n: number | undefined) =>
   n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 
-/** One model of one provider: catalog figures where known, live figures, then defaults. */
+/**
+ * One model of one provider. What the live listing (or the operator's
+ * declaration) states wins: it describes what this credential actually gets.
+ * The shipped catalog fills what the listing leaves out (prices, mostly), and
+ * family defaults whatever neither knows.
+ */
 export function describeModel(provider: ProviderEntry, live: LiveModel): ModelDescriptor {
   const known = isBuiltIn(provider) ? lookupCatalog(provider.id, live.id) : undefined;
   const defaults = unknownModelDefaults(provider);
-  const displayName = known?.display_name ?? live.display_name;
-  const maxOutput = known ? known.max_output_tokens : positive(live.max_output_tokens);
+  const displayName = live.display_name ?? known?.display_name;
+  const maxOutput = positive(live.max_output_tokens) ?? known?.max_output_tokens;
+  const inputPrice = live.input_cost_per_million_tokens ?? known?.input_cost_per_million_tokens;
+  const outputPrice = live.output_cost_per_million_tokens ??
+    known?.output_cost_per_million_tokens;
   // Built in interface order, so the JSON of a descriptor is stable byte for byte.
   const descriptor: ModelDescriptor = {
     provider: provider.id,
@@ -80,18 +93,15 @@ export function describeModel(provider: ProviderEntry, live: LiveModel): ModelDe
     ...(displayName ? { display_name: displayName } : {}),
     local: provider.local,
     auth: provider.auth,
-    capabilities: normaliseCapabilities(
-      known?.capabilities ?? { ...defaults.capabilities, ...live.capabilities },
-    ),
-    max_context_tokens: known?.max_context_tokens ?? positive(live.max_context_tokens) ??
+    capabilities: normaliseCapabilities({
+      ...(known?.capabilities ?? defaults.capabilities),
+      ...live.capabilities,
+    }),
+    max_context_tokens: positive(live.max_context_tokens) ?? known?.max_context_tokens ??
       defaults.max_context_tokens,
     ...(maxOutput !== undefined ? { max_output_tokens: maxOutput } : {}),
-    ...(known?.input_cost_per_million_tokens !== undefined
-      ? { input_cost_per_million_tokens: known.input_cost_per_million_tokens }
-      : {}),
-    ...(known?.output_cost_per_million_tokens !== undefined
-      ? { output_cost_per_million_tokens: known.output_cost_per_million_tokens }
-      : {}),
+    ...(inputPrice !== undefined ? { input_cost_per_million_tokens: inputPrice } : {}),
+    ...(outputPrice !== undefined ? { output_cost_per_million_tokens: outputPrice } : {}),
     default_parameters: {},
   };
   return descriptor;

@@ -86,13 +86,14 @@ class ResponseAssembly {
       const call = part.functionCall;
       const index = this.#calls++;
       const name = String(call.name ?? "");
-      const callId = typeof call.id === "string" ? call.id : `call_${index}`;
+      // Gemini gives a call an id only sometimes; calls are matched by name and order.
+      const id = typeof call.id === "string" && call.id !== "" ? { callId: call.id } : {};
       const args = toolArguments(this.#provider, name, call.args);
-      yield { type: "tool_call_started", callId, name, index };
+      yield { type: "tool_call_started", ...id, name, index };
       const signature = typeof part.thoughtSignature === "string"
         ? { signature: part.thoughtSignature }
         : {};
-      yield { type: "tool_call_complete", callId, name, index, arguments: args, ...signature };
+      yield { type: "tool_call_complete", ...id, name, index, arguments: args, ...signature };
       return;
     }
     if (typeof part.text !== "string" || part.text === "") return;

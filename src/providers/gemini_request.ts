@@ -5,6 +5,7 @@
  */
 import { ProviderError } from "./errors.ts";
 import type { ChatMessage, CompletionRequest, Effort } from "./types.ts";
+import { wireCallIds } from "./wire_call_ids.ts";
 
 /** Budgets within every 2.5 model's accepted range (flash tops out at 24576). */
 const THINKING_BUDGET: Record<Effort, number> = {
@@ -31,8 +32,22 @@ function callNames(messages: readonly ChatMessage[]): Map<string, string> {
   return names;
 }
 
+/**
+ * Gemini matches a function response to its call by name and order; when it
+ * gave the call an id, the id goes back in `functionCall.id` and
+ * `functionResponse.id` as well. A call it gave none carries none.
+ */
+function geminiIds(messages: readonly ChatMessage[], provider: string) {
+  const idOf = wireCallIds(messages, provider);
+  return (callId: string) => {
+    const id = idOf(callId);
+    return id === callId ? {} : { id };
+  };
+}
+
 function wireContents(provider: string, messages: readonly ChatMessage[]): unknown[] {
   const names = callNames(messages);
+  const idOf = geminiIds(messages, provider);
   const out: Record<string, unknown>[] = [];
   let results: unknown[] | undefined;
   for (const message of messages) {
@@ -51,7 +66,7 @@ function wireContents(provider: string, messages: readonly ChatMessage[]): unkno
         results = [];
         out.push({ role: "user", parts: results });
       }
-      results.push({ functionResponse: { name, response } });
+      results.push({ functionResponse: { ...idOf(message.callId), name, response } });
       continue;
     }
     results = undefined;
@@ -63,7 +78,7 @@ function wireContents(provider: string, messages: readonly ChatMessage[]): unkno
     if (message.content !== "") parts.push({ text: message.content });
     for (const call of message.toolCalls ?? []) {
       const part: Record<string, unknown> = {
-        functionCall: { name: call.name, args: call.arguments },
+        functionCall: { ...idOf(call.callId), name: call.name, args: call.arguments },
       };
       if (call.signature !== undefined) part.thoughtSignature = call.signature;
       parts.push(part);

@@ -11,6 +11,7 @@ import { type SseEvent, sseEvents } from "./sse_parser.ts";
 import { ndjsonLines } from "./ndjson_parser.ts";
 
 const MAX_ERROR_BODY = 64 * 1024;
+const CLOSED = Symbol("closed");
 
 export class ProviderCall {
   readonly #target: ProviderTarget;
@@ -19,6 +20,7 @@ export class ProviderCall {
   readonly #timer: ReturnType<typeof setTimeout>;
   readonly #stopped: Promise<never>;
   #timedOut = false;
+  #closed = false;
   #onCallerAbort = () => this.#controller.abort();
 
   constructor(target: ProviderTarget, signal?: AbortSignal) {
@@ -31,7 +33,11 @@ export class ProviderCall {
     // Reads race this promise, so a stalled body cannot outlive the deadline
     // even where a runtime does not fail pending reads on abort.
     this.#stopped = new Promise<never>((_, reject) => {
-      this.#controller.signal.addEventListener("abort", () => reject(this.#stopError()));
+      // Closing after a complete answer aborts too; nobody reads that rejection, so no error is made.
+      this.#controller.signal.addEventListener(
+        "abort",
+        () => reject(this.#closed ? CLOSED : this.#stopError()),
+      );
     });
     this.#stopped.catch(() => {});
     if (signal?.aborted) this.#controller.abort();
@@ -94,6 +100,7 @@ export class ProviderCall {
 
   /** Ends the call: clears the deadline and drops the connection if still open. */
   close(): void {
+    this.#closed = true;
     clearTimeout(this.#timer);
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
     if (!this.#controller.signal.aborted) this.#controller.abort();

@@ -58,7 +58,7 @@ async function listProvider(
   }
   // Configured models replace the listing: the operator named what the server serves.
   if (provider.models !== undefined) {
-    return { models: mergeListing(provider, provider.models.map((id) => ({ id }))) };
+    return { models: mergeListing(provider, provider.models) };
   }
   const fetcher = options.fetch ?? globalThis.fetch;
   const load = async (signal: AbortSignal) =>

@@ -27,7 +27,7 @@ function liveModel(item: Record<string, unknown>, id: string): LiveModel {
   }
   if (typeof item.inputTokenLimit === "number") model.max_context_tokens = item.inputTokenLimit;
   if (typeof item.outputTokenLimit === "number") model.max_output_tokens = item.outputTokenLimit;
-  if (item.thinking === true) model.capabilities = { reasoning: true };
+  if (typeof item.thinking === "boolean") model.capabilities = { reasoning: item.thinking };
   return model;
 }
 

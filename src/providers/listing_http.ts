@@ -34,7 +34,7 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * GETs one listing page and returns its JSON. Failures are `ProviderError`s
+ * GETs one listing page (or POSTs a listing query) and returns its JSON. Failures are `ProviderError`s
  * whose message names only the provider and the HTTP status: provider error
  * bodies can echo parts of the key, so none of their text is kept.
  */
@@ -44,10 +44,20 @@ export async function getJson(
   headers: Record<string, string>,
   ctx: ListingContext,
   classify: Classify = (status) => categoriseStatus(status),
+  /** A JSON body to POST instead of a GET (Ollama's `/api/show`). */
+  post?: Record<string, unknown>,
 ): Promise<unknown> {
   let response: Response;
   try {
-    response = await ctx.fetch(url, { method: "GET", headers, signal: ctx.signal });
+    response = await ctx.fetch(
+      url,
+      post === undefined ? { method: "GET", headers, signal: ctx.signal } : {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(post),
+        signal: ctx.signal,
+      },
+    );
   } catch {
     throw transportError(providerId, ctx.signal, "cannot reach the provider");
   }

@@ -63,10 +63,10 @@ class ChatAssembly {
     const fn = isRecord(call.function) ? call.function : {};
     const index = this.#calls++;
     const name = String(fn.name ?? "");
-    const callId = typeof call.id === "string" ? call.id : `call_${index}`;
+    const id = typeof call.id === "string" && call.id !== "" ? { callId: call.id } : {};
     const args = toolArguments(this.#provider, name, fn.arguments);
-    yield { type: "tool_call_started", callId, name, index };
-    yield { type: "tool_call_complete", callId, name, index, arguments: args };
+    yield { type: "tool_call_started", ...id, name, index };
+    yield { type: "tool_call_complete", ...id, name, index, arguments: args };
   }
 
   #stop(reason: string | undefined): StopReason {

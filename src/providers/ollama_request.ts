@@ -54,8 +54,9 @@ export function ollamaBody(request: CompletionRequest): Record<string, unknown> 
     }));
   }
   if (request.effort) body.think = THINK_LEVEL[request.effort];
-  if (request.maxOutputTokens !== undefined) {
-    body.options = { num_predict: request.maxOutputTokens };
-  }
+  const options: Record<string, number> = {};
+  if (request.contextWindow !== undefined) options.num_ctx = request.contextWindow;
+  if (request.maxOutputTokens !== undefined) options.num_predict = request.maxOutputTokens;
+  if (Object.keys(options).length > 0) body.options = options;
   return body;
 }

@@ -63,6 +63,9 @@ interface PendingCall {
   started: boolean;
 }
 
+/** The provider's id for a call, when it sent one (compatible servers may omit it). */
+const idOf = (call: PendingCall) => (call.id === undefined ? {} : { callId: call.id });
+
 /** Collects tool-call fragments by index; compatible servers may omit ids. */
 class ToolCallAssembly {
   readonly #calls = new Map<number, PendingCall>();
@@ -78,8 +81,7 @@ class ToolCallAssembly {
     else if (isRecord(fn.arguments)) call.args += JSON.stringify(fn.arguments);
     if (!call.started && call.name !== undefined) {
       call.started = true;
-      call.id ??= `call_${index}`;
-      yield { type: "tool_call_started", callId: call.id, name: call.name, index };
+      yield { type: "tool_call_started", ...idOf(call), name: call.name, index };
     }
   }
 
@@ -90,9 +92,8 @@ class ToolCallAssembly {
       if (call.name === undefined) {
         throw new ProviderError("unknown", `${provider} sent a tool call without a name`, provider);
       }
-      const callId = call.id ?? `call_${index}`;
       const args = toolArguments(provider, call.name, call.args);
-      yield { type: "tool_call_complete", callId, name: call.name, index, arguments: args };
+      yield { type: "tool_call_complete", ...idOf(call), name: call.name, index, arguments: args };
     }
     this.#calls.clear();
   }
@@ -188,7 +189,7 @@ async function* invoke(
   const call = new ProviderCall(target, request.signal);
   try {
     const headers = openAiChatHeaders(target.apiKey);
-    const body = openAiChatBody(request);
+    const body = openAiChatBody(request, target.provider);
     const response = await call.post("/chat/completions", headers, body, openAiErrorDetail);
     if (request.stream) yield* streamEvents(call, response, target.apiKey);
     else yield* bufferedEvents(target.provider, await call.readText(response));

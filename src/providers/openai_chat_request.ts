@@ -3,14 +3,15 @@
  * also spoken by every `openai-compat:<name>` instance.
  */
 import type { ChatMessage, CompletionRequest, ToolSpec } from "./types.ts";
+import { wireCallIds } from "./wire_call_ids.ts";
 
-function wireMessage(message: ChatMessage): Record<string, unknown> {
+function wireMessage(message: ChatMessage, idOf: (callId: string) => string) {
   switch (message.role) {
     case "user":
       return { role: "user", content: message.content };
     case "tool":
       // Chat Completions has no error flag on tool results; the content says it.
-      return { role: "tool", tool_call_id: message.callId, content: message.content };
+      return { role: "tool", tool_call_id: idOf(message.callId), content: message.content };
     case "assistant": {
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) return { role: "assistant", content: message.content };
@@ -18,7 +19,7 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
         role: "assistant",
         content: message.content === "" ? null : message.content,
         tool_calls: calls.map((call) => ({
-          id: call.callId,
+          id: idOf(call.callId),
           type: "function",
           function: { name: call.name, arguments: JSON.stringify(call.arguments) },
         })),
@@ -34,10 +35,15 @@ function wireTool(tool: ToolSpec): Record<string, unknown> {
   };
 }
 
-export function openAiChatBody(request: CompletionRequest): Record<string, unknown> {
+/** `provider` is the instance called: its own tool-call ids go back to it. */
+export function openAiChatBody(
+  request: CompletionRequest,
+  provider: string,
+): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
-  for (const message of request.messages) messages.push(wireMessage(message));
+  const idOf = wireCallIds(request.messages, provider);
+  for (const message of request.messages) messages.push(wireMessage(message, idOf));
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(wireTool);

@@ -1,6 +1,8 @@
 import { fail, ok, type Outcome } from "../core/errors.ts";
 import type { ModelAuth, ProviderDescriptor } from "../core/model.ts";
 import { checkProviderId, COMPAT_PREFIX } from "../core/model_reference.ts";
+import type { LiveModel } from "./catalog.ts";
+import { type ModelDeclaration, readModelDeclarations } from "./model_declarations.ts";
 
 /** The wire protocol a provider speaks; one listing and one adapter per protocol. */
 export type WireProtocol = "openai" | "anthropic" | "gemini" | "ollama";
@@ -14,8 +16,8 @@ export interface ProviderEntry {
   /** Without a trailing slash; OpenAI-style bases include their `/v1`. */
   base_url: string;
   auth: ModelAuth;
-  /** Configured model ids; when present they replace the live listing. */
-  models?: readonly string[];
+  /** Configured models (ids, or declared figures); when present they replace the live listing. */
+  models?: readonly LiveModel[];
 }
 
 export interface Registry {
@@ -31,7 +33,7 @@ export interface ProviderSettings {
   base_url?: string;
   local?: boolean;
   display_name?: string;
-  models?: string[];
+  models?: ModelDeclaration[];
 }
 
 const BUILT_IN: readonly ProviderEntry[] = [
@@ -123,11 +125,9 @@ function applySettings(
     entry.local = settings.local;
   }
   if (settings.models !== undefined) {
-    const models = settings.models;
-    if (!Array.isArray(models) || models.some((m) => typeof m !== "string" || m.trim() === "")) {
-      return invalid(keyOf(base.id, "models"), "expected a list of non-empty model ids");
-    }
-    entry.models = [...new Set(models)].sort();
+    const read = readModelDeclarations(settings.models, keyOf(base.id, "models"));
+    if ("problem" in read) return invalid(read.key, read.problem);
+    entry.models = read.models;
   }
   return ok(entry);
 }

@@ -13,7 +13,14 @@ export type Effort = typeof EFFORTS[number];
 
 /** A tool call the model made, as it is replayed in history. */
 export interface ToolCall {
+  /** The service's own id (decisions.md §1): what clients and tool results name. */
   readonly callId: string;
+  /**
+   * The provider instance that made the call and the id it gave it, when it
+   * gave one: that provider gets its own id back (some servers validate its
+   * form); any other provider gets `callId`.
+   */
+  readonly providerCall?: { readonly provider: string; readonly id: string };
   readonly name: string;
   readonly arguments: Record<string, unknown>;
   /** Gemini's `thoughtSignature` for this call, echoed back on the next request. */
@@ -64,6 +71,12 @@ export interface CompletionRequest {
   /** Set only for models that support reasoning effort (decisions.md §5). */
   readonly effort?: Effort;
   readonly maxOutputTokens?: number;
+  /**
+   * The context window routing and trimming trusted. Ollama serves only the
+   * `num_ctx` it is given (a small default otherwise) and silently cuts a
+   * longer prompt, so its adapter sends it; the others size themselves.
+   */
+  readonly contextWindow?: number;
   readonly stream: boolean;
   /** Aborting stops the upstream call at once; the iteration then throws the abort reason. */
   readonly signal?: AbortSignal;
@@ -100,13 +113,14 @@ export type ProviderEvent =
   | { readonly type: "reasoning_signature"; readonly signature: string }
   | {
     readonly type: "tool_call_started";
-    readonly callId: string;
+    /** The provider's own id for the call; absent when it gives none (Gemini, Ollama mostly). */
+    readonly callId?: string;
     readonly name: string;
     readonly index: number;
   }
   | {
     readonly type: "tool_call_complete";
-    readonly callId: string;
+    readonly callId?: string;
     readonly name: string;
     readonly index: number;
     readonly arguments: Record<string, unknown>;

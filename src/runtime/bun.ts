@@ -2,6 +2,8 @@
 import initdbWasm from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import pgliteData from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasm from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
+import { webFiles } from "../../dist/web/embed.ts";
+import { webAssets } from "../http/web_assets.ts";
 import { runCli, type Serve } from "../main.ts";
 import type { PgliteAssets } from "../store/pglite_driver.ts";
 
@@ -10,20 +12,30 @@ declare const Bun: {
   argv: string[];
   env: Record<string, string | undefined>;
   file(path: string): Blob;
+  gc(force: boolean): void;
   serve(options: {
     hostname: string;
     port: number;
-    fetch: (request: Request) => Promise<Response>;
+    fetch: (request: Request, server: BunServer) => Promise<Response>;
     maxRequestBodySize: number;
     idleTimeout: number;
-  }): { hostname: string; port: number; stop(closeActive: boolean): Promise<void> };
+  }): BunServer;
 };
+interface BunServer {
+  hostname: string;
+  port: number;
+  stop(closeActive: boolean): Promise<void>;
+  requestIP(request: Request): { address: string } | null;
+}
 
 const serve: Serve = ({ hostname, port, handler }) => {
   const server = Bun.serve({
     hostname,
     port,
-    fetch: handler,
+    fetch: (request, server) => {
+      const peer = server.requestIP(request);
+      return handler(request, peer === null ? undefined : { remoteAddress: peer.address });
+    },
     // The service enforces its own body limit (413 in the error envelope) and
     // streams turns for minutes, so Bun's own limits stay out of the way.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
@@ -43,4 +55,19 @@ const pgliteAssets = async (): Promise<PgliteAssets> => ({
   fsBundle: Bun.file(pgliteData),
 });
 
-await runCli(Bun.argv.slice(2), { ...Bun.env }, { serve, pgliteAssets });
+// The console and API reference, imported as files by dist/web/embed.ts (`deno task
+// console:build` writes it), ride along in the single-file binary the same way.
+const embeddedWebAssets = async () => {
+  const files: Record<string, Uint8Array> = {};
+  for (const [name, path] of Object.entries(webFiles)) {
+    files[name] = new Uint8Array(await Bun.file(path).arrayBuffer());
+  }
+  return await webAssets(files);
+};
+
+await runCli(Bun.argv.slice(2), { ...Bun.env }, {
+  serve,
+  pgliteAssets,
+  collectGarbage: () => Bun.gc(true),
+  webAssets: embeddedWebAssets,
+});

@@ -11,7 +11,16 @@ const serve: Serve = ({ hostname, port, handler }) =>
           url: `http://${addr.hostname}:${addr.port}`,
           close: () => server.shutdown(),
         }),
-    }, handler);
+    }, (request, info) => {
+      const peer = info.remoteAddr;
+      return handler(
+        request,
+        peer.transport === "tcp" ? { remoteAddress: peer.hostname } : undefined,
+      );
+    });
   });
 
-await runCli(Deno.args, Deno.env.toObject(), { serve });
+// `gc` is there when the start task passes `--v8-flags=--expose-gc` (deno.json).
+const gc = (globalThis as { gc?: () => void }).gc;
+
+await runCli(Deno.args, Deno.env.toObject(), { serve, collectGarbage: gc && (() => gc()) });

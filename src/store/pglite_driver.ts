@@ -11,11 +11,25 @@ export interface PgliteAssets {
   fsBundle: Blob;
 }
 
+/**
+ * PostgreSQL's memory settings inside PGlite, sized for one small service
+ * rather than a database server: the defaults (128 MB of shared buffers)
+ * cost more resident memory than the rest of the service together.
+ */
+const MEMORY_SETTINGS = [
+  "shared_buffers=8MB",
+  "wal_buffers=1MB",
+  "work_mem=2MB",
+  "maintenance_work_mem=8MB",
+  "temp_buffers=2MB",
+];
+
 /** Embedded PostgreSQL (WASM). `path` is a data directory, or `memory://` to keep nothing. */
 export async function openPglite(path: string, assets?: PgliteAssets): Promise<Db> {
   const pg = await PGlite.create({
     ...(path === "memory://" ? {} : { dataDir: path }),
     ...assets,
+    startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS.flatMap((s) => ["-c", s])],
   });
   const wrap = (q: PGlite | Transaction): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {

@@ -1,12 +1,39 @@
 import postgres from "postgres";
 import type { Db, Queryable } from "./db.ts";
+import { rethrowStorageFault } from "./storage_fault.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-/** A PostgreSQL server through postgres.js. The URL never reaches a log or an error body. */
+/**
+ * How long a request waits for a connection when the server is down or
+ * restarting (postgres.js retries within it), before answering storage_error.
+ */
+const CONNECT_TIMEOUT_S = 5;
+/** Idle pooled connections are closed: one a restart or a proxy cut silently is not kept. */
+const IDLE_TIMEOUT_S = 60;
+
+/**
+ * Options for every connection to the server. postgres.js waits before
+ * reconnecting after a failed attempt, by default up to 20 s: a request would
+ * wait that long to be told the database is down, and the service as long to
+ * notice it is back. A short, capped wait keeps both within a second.
+ */
+export const RECONNECT_OPTIONS = {
+  connect_timeout: CONNECT_TIMEOUT_S,
+  backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
+};
+
+/**
+ * A PostgreSQL server through postgres.js. The URL never reaches a log or an
+ * error body. A lost server fails each query with storage_error (see
+ * storage_fault.ts); postgres.js opens fresh connections for the next ones, so
+ * the service recovers by itself once the server is back.
+ */
 export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    ...RECONNECT_OPTIONS,
+    idle_timeout: IDLE_TIMEOUT_S,
     onnotice: () => {},
     // Keep query text and parameters out of error objects that might be logged.
     debug: false,
@@ -25,17 +52,24 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const wrap = (q: Sql): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       // A plain array, like PGlite gives (postgres.js adds count, command, ...).
-      return Array.from(await q.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as T[];
+      // Prepared: every query text is a constant of a query function, so the
+      // per-connection statement cache stays small and each is parsed once.
+      const rows = await q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
+        prepare: true,
+      }).catch(rethrowStorageFault);
+      return Array.from(rows) as T[];
     },
     async exec(text: string) {
-      await q.unsafe(text).simple();
+      await q.unsafe(text).simple().catch(rethrowStorageFault);
     },
   });
   return {
     driver: "postgres",
     ...wrap(sql),
     transaction: async (fn) =>
-      await sql.begin((tx) => fn(wrap(tx))) as Awaited<ReturnType<typeof fn>>,
+      await sql.begin((tx) => fn(wrap(tx))).catch(rethrowStorageFault) as Awaited<
+        ReturnType<typeof fn>
+      >,
     close: () => sql.end({ timeout: 5 }),
   };
 }

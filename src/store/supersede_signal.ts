@@ -8,6 +8,7 @@
  */
 import postgres from "postgres";
 import type { Queryable } from "./db.ts";
+import { RECONNECT_OPTIONS } from "./postgres_driver.ts";
 
 export const SUPERSEDE_CHANNEL = "switchyard_supersede";
 
@@ -56,6 +57,7 @@ export async function openSupersedeSignals(
     return { watch: watcher(watchers), close: () => Promise.resolve() };
   }
   const sql = postgres(databaseUrl, {
+    ...RECONNECT_OPTIONS,
     max: 1,
     onnotice: () => {},
     debug: false,

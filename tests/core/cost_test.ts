@@ -38,6 +38,13 @@ describe("decimal formatting", () => {
 });
 
 describe("cost of usage", () => {
+  test("a local model without prices costs zero; declared prices still win", () => {
+    assert.equal(usageCost({ local: true }, 1000, 500), "0");
+    assert.equal(
+      usageCost({ local: true, input_cost_per_million_tokens: "1" }, 1_000_000, 0),
+      "1",
+    );
+  });
   const prices = { input_cost_per_million_tokens: "2.5", output_cost_per_million_tokens: "10" };
   test("exact: input × price / 10^6 + output × price / 10^6", () => {
     assert.equal(usageCost(prices, 1000, 500), "0.0075");
@@ -63,6 +70,7 @@ describe("cost of usage", () => {
   });
   test("no declared prices: null; one missing price counts as zero", () => {
     assert.equal(usageCost({}, 100, 100), null);
+    assert.equal(usageCost({ local: false }, 100, 100), null);
     assert.equal(usageCost({ output_cost_per_million_tokens: "4" }, 100, 250000), "1");
   });
   test("sums of decimals are exact", () => {

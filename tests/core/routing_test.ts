@@ -172,15 +172,67 @@ describe("candidate walk", () => {
     );
   });
 
-  test("an unknown provider in a route is a skipped candidate", () => {
+  const unknownProviderCases: [string, Record<string, unknown>, string][] = [
+    [
+      "a rule's model",
+      { rules: [{ name: "m", model: "nope/x" }] },
+      "policy.routing.rules[0].model",
+    ],
+    [
+      "a rule's fallback, even when the primary is usable",
+      { rules: [{ name: "m", model: "openai/gpt-4o", fallbacks: ["openai/gpt-4o", "nope/x"] }] },
+      "policy.routing.rules[0].fallbacks[1]",
+    ],
+    [
+      "the default route",
+      { default: { model: "nope/x" }, rules: [] },
+      "policy.routing.default.model",
+    ],
+    [
+      "a default fallback",
+      { default: { model: "openai/gpt-4o", fallbacks: ["nope/x"] }, rules: [] },
+      "policy.routing.default.fallbacks[0]",
+    ],
+    [
+      "a rule that did not match this turn",
+      {
+        default: { model: "openai/gpt-4o" },
+        rules: [{ name: "m", intent: "review", model: "nope/x" }],
+      },
+      "policy.routing.rules[0].model",
+    ],
+  ];
+  for (const [what, routing, path] of unknownProviderCases) {
+    test(`an unknown provider in ${what} is 422 unknown_provider naming ${path}`, () => {
+      const out = route({ body: { policy: { routing } } });
+      assert.equal(out.ok, false);
+      if (out.ok) return;
+      assert.equal(out.failure.code, "unknown_provider");
+      assert.deepEqual(out.failure.details, { path, provider: "nope" });
+      assert.match(
+        out.failure.message,
+        new RegExp(`^unknown provider: ${path.replace(/[[\]]/g, "\\$&")}: 'nope'`),
+      );
+    });
+  }
+
+  test("an unknown provider in the policy is refused with an override too", () => {
+    const out = route({
+      body: { policy: { routing: { default: { model: "nope/x" }, rules: [] } } },
+      override: "openai/gpt-4o",
+    });
+    assert.equal(out.ok ? "ok" : out.failure.code, "unknown_provider");
+  });
+
+  test("a known provider whose model the catalog lacks is still a skipped candidate", () => {
     const r = chosen({
       body: {
         policy: {
-          routing: { rules: [{ name: "m", model: "nope/x", fallbacks: ["openai/gpt-4o"] }] },
+          routing: { rules: [{ name: "m", model: "openai/gpt-9", fallbacks: ["openai/gpt-4o"] }] },
         },
       },
     });
-    assert.equal(r.skipped[0].reason, "unknown provider 'nope'");
+    assert.equal(r.skipped[0].reason, "not in the catalog");
   });
 
   test("required capabilities gate candidates", () => {

@@ -77,6 +77,14 @@ async function fullFlow(env: Record<string, string>) {
   let service = await startService(env);
   const status = await http(service.url, "GET", "/status");
   assert.deepEqual(status, { status: 200, body: { status: "ok", version: "0.1.0-alpha.1" } });
+  // The console is served as built (read from dist/web/, or embedded by the Bun entry).
+  const page = await fetch(`${service.url}/console`);
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+  const script = /src="(\/console\/app-[A-Z0-9]+\.js)"/.exec(await page.text())?.[1];
+  const asset = await fetch(`${service.url}${script}`);
+  assert.equal(asset.headers.get("cache-control"), "public, max-age=31536000, immutable");
+  assert.ok((await asset.text()).length > 0);
 
   const boot = await http(service.url, "POST", "/api/v1/auth/bootstrap");
   assert.equal(boot.status, 201);
@@ -157,6 +165,30 @@ describe(`the service under ${runtime}`, () => {
       await fullFlow({ DATABASE_URL: scratch.url });
     });
   }
+
+  test("the runtime entry hands the client address to the per-address limit", async () => {
+    // One request a minute refills the bucket: however slow the machine, the third is refused.
+    const service = await startService({
+      ROUTER_STORAGE_PATH: "memory://",
+      ROUTER_LIMITS_RATE_ANONYMOUS_BURST: "2",
+      ROUTER_LIMITS_RATE_ANONYMOUS_PER_MINUTE: "1",
+    });
+    try {
+      const statuses = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${service.url}/api/v1/auth/bootstrap`, { method: "POST" });
+        statuses.push(r.status);
+        if (r.status === 429) refused = r;
+        else await r.body?.cancel();
+      }
+      assert.deepEqual(statuses, [201, 201, 429]);
+      assert.match(refused!.headers.get("retry-after")!, /^[1-9][0-9]*$/);
+      assert.equal((await refused!.json()).error.code, "rate_limited");
+    } finally {
+      await service.stop();
+    }
+  });
 
   test("a bad configuration stops start-up with one line naming the key", async () => {
     await assert.rejects(startService({ ROUTER_PORT: "seventy" }), (e: Error) => {

@@ -141,6 +141,88 @@ describe("tool mediation", () => {
   });
 });
 
+describe("provider tool-call ids", () => {
+  test("the provider gets back the ids it gave its calls; the client sees the service's", async () => {
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ calls: THREE_CALLS.slice(0, 2) }));
+    const paused = await execute(id, turn("look around"));
+    assert.equal(paused.body.status, "awaiting_tool");
+    const requests = paused.body.data.tool_requests as { call_id: string }[];
+    for (const r of requests) assert.match(r.call_id, /^[0-9a-f-]{36}$/);
+    h.openai.enqueue(openAiReply({ text: "done" }));
+    const done = await cont(id, {
+      type: "tool_results",
+      data: { results: requests.map((r) => ({ call_id: r.call_id, content: "ok" })) },
+    });
+    assert.equal(done.body.status, "completed");
+    const messages = (h.openai.requests[1].json as { messages: Record<string, unknown>[] })
+      .messages;
+    const assistant = messages.find((m) => m.role === "assistant") as {
+      tool_calls: { id: string }[];
+    };
+    assert.deepEqual(assistant.tool_calls.map((c) => c.id), ["call_0", "call_1"]);
+    const results = messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    assert.deepEqual(results, ["call_0", "call_1"]);
+  });
+});
+
+describe("memory and its permission", () => {
+  const toolNames = (i: number): string[] =>
+    ((h.openai.requests[i].json as { tools?: { function: { name: string } }[] }).tools ?? []).map((
+      t: { function: { name: string } },
+    ) => t.function.name);
+
+  test("memory = deny takes the memory tool out of what the model is offered", async () => {
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ text: "ok" }));
+    const denied = {
+      ...policy,
+      tools: { permissions: { ...policy.tools.permissions, memory: "deny" } },
+    };
+    const r = await execute(id, { input: { text: "hello" }, policy: denied });
+    assert.equal(r.body.status, "completed");
+    const offered = toolNames(h.openai.requests.length - 1);
+    assert.ok(offered.includes("read_file"), "other tools are still offered");
+    assert.ok(!offered.includes("memory"), `memory is not offered: ${offered.join(", ")}`);
+  });
+
+  test("the memory tool is offered when its permission allows it", async () => {
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({ text: "ok" }));
+    const allowed = {
+      ...policy,
+      tools: { permissions: { ...policy.tools.permissions, memory: "allow" } },
+    };
+    await execute(id, { input: { text: "hello" }, policy: allowed });
+    assert.ok(toolNames(h.openai.requests.length - 1).includes("memory"));
+  });
+
+  test("a preview lists stored memory as discardable context, as the turn does", async () => {
+    const id = await h.session();
+    h.openai.enqueue(openAiReply({
+      calls: [{
+        name: "memory",
+        arguments: { op: "record", scope: "session", key: "lang", value: "Rust" },
+      }],
+    }));
+    h.openai.enqueue(openAiReply({ text: "noted" }));
+    assert.equal((await execute(id, turn("remember Rust"))).body.status, "completed");
+    const preview = await call(h.app, "POST", `/api/v1/sessions/${id}/preview`, {
+      token: h.alice.token,
+      body: turn("which language?"),
+      headers: KEY,
+    });
+    assert.equal(preview.status, 200);
+    assert.ok(
+      preview.body.included_context.includes("memory session:lang"),
+      JSON.stringify(preview.body.included_context),
+    );
+    h.openai.enqueue(openAiReply({ text: "Rust" }));
+    const next = await execute(id, turn("which language?"));
+    assert.ok(next.body.data.context.included.includes("memory session:lang"));
+  });
+});
+
 describe("break, inject and execute on a waiting run", () => {
   test("break cancels the pending calls and the run goes idle", async () => {
     const id = await h.session();

@@ -150,6 +150,11 @@ describe("encrypted runs, buffered", () => {
     assert.ok(toSeal.some(([r]) => r.startsWith("trace:")), "trace payloads are handed out");
     const sentResult = JSON.stringify(openai.requests.at(-2)!.json);
     assert.ok(sentResult.includes(result), "the opened tool result reached the model");
+    // The provider's own call id rode in the sealed run input and went back to it.
+    const wire = (openai.requests.at(-2)!.json as { messages: Body[] }).messages;
+    assert.equal(wire.find((m) => m.role === "assistant")?.tool_calls[0].id, "call_0");
+    assert.equal(wire.find((m) => m.role === "tool")?.tool_call_id, "call_0");
+    assert.notEqual(request.call_id, "call_0", "the client sees the service's own id");
     await sealTo(id, done, "idle");
 
     // A second run: history and session memory are sealed, so the run input is sealed first.

@@ -109,6 +109,31 @@ describe("buffered execute", () => {
     assert.equal(hops.length, 1);
   });
 
+  test("a turn on a local model records zero cost in its trace and usage, not null", async () => {
+    const id = await h.session();
+    await h.ollama.enqueueFixture("ollama", "plain_buffered");
+    const local = { ...policy, routing: { default: { model: "ollama/qwen3:8b" }, rules: [] } };
+    const r = await execute(id, turn("hello", { policy: local }), {});
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.usage.estimated_cost, "0");
+    // Ollama serves only the window it is told; it gets the one routing trusted.
+    const sent = h.ollama.requests[0].json as { options: Record<string, number> };
+    assert.equal(sent.options.num_ctx, 8192);
+    const trace = await call(h.app, "GET", `/api/v1/sessions/${id}/traces`, {
+      token: h.alice.token,
+    });
+    const costs = trace.body.trace.events.filter((e: { event_type: string }) =>
+      e.event_type === "cost"
+    );
+    assert.equal(costs.length, 1);
+    assert.equal(costs[0].payload.plaintext.cost, "0");
+    const rows = await h.app.db.query<{ cost: string | null }>(
+      "SELECT cost::text AS cost FROM usage_events WHERE session_id = $1",
+      [id],
+    );
+    assert.deepEqual(rows.map((row) => row.cost), ["0"]);
+  });
+
   test("every candidate failing answers fallback_exhausted with each hop, and the run is over", async () => {
     const id = await h.session();
     await h.openai.enqueueFixture("openai", "error_503");

@@ -149,3 +149,14 @@ export function listingResponse(
   if ("malformed" in spec) return { status: 200, headers: json, body: "<html>not json</html>" };
   return { status: 200, headers: json, body: listingBody(protocol, spec.models) };
 }
+
+/**
+ * The `/api/show` answers an Ollama listing leads to, one per listed model in
+ * order: an empty object, an Ollama that states nothing beyond the tags, so
+ * each model keeps the Ollama defaults the cases were written against.
+ */
+export function showResponses(protocol: WireProtocol, spec: ListingSpec | undefined) {
+  if (protocol !== "ollama" || spec === undefined || !("models" in spec)) return [];
+  const json = { "content-type": "application/json" };
+  return spec.models.map((): FixtureResponse => ({ status: 200, headers: json, body: {} }));
+}

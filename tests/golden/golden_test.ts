@@ -31,6 +31,7 @@ import {
   listingResponse,
   loadCases,
   type LoadedCase,
+  showResponses,
   writeExpected,
 } from "./golden_cases.ts";
 
@@ -56,7 +57,10 @@ function stubFetch(registry: Registry, loaded: LoadedCase): typeof fetch {
     const url = new URL(String(input));
     const provider = registry.providers.find((p) => new URL(p.base_url).host === url.host);
     if (provider === undefined) return Promise.reject(new TypeError(`no provider at ${url}`));
-    const answer = listingResponse(provider.protocol, loaded.golden.listings[provider.id]);
+    const spec = loaded.golden.listings[provider.id];
+    const answer = url.pathname.endsWith("/api/show")
+      ? showResponses(provider.protocol, spec)[0]
+      : listingResponse(provider.protocol, spec);
     if (answer.delay_ms !== undefined) {
       return new Promise((_resolve, reject) => {
         init.signal?.addEventListener("abort", () => reject(init.signal?.reason));
@@ -98,9 +102,12 @@ async function runHttp(loaded: LoadedCase): Promise<string> {
     const called = lists && provider.models === undefined &&
       (provider.auth !== "api_key" || credentials.has(provider.id));
     const fake = fakes.get(provider.id)!;
-    expectedCalls.set(provider.id, fake.requests.length + (called ? 1 : 0));
+    const spec = loaded.golden.listings[provider.id];
+    const shows = called ? showResponses(provider.protocol, spec) : [];
+    expectedCalls.set(provider.id, fake.requests.length + (called ? 1 + shows.length : 0));
     if (called) {
-      fake.enqueue(listingResponse(provider.protocol, loaded.golden.listings[provider.id]));
+      fake.enqueue(listingResponse(provider.protocol, spec));
+      for (const show of shows) fake.enqueue(show);
     }
   }
   const response = await app.handler(
@@ -122,7 +129,11 @@ async function runHttp(loaded: LoadedCase): Promise<string> {
     body: JSON.parse(text),
   });
   for (const [id, count] of expectedCalls) {
-    assert.equal(fakes.get(id)!.requests.length, count, `one listing call to ${id} at most`);
+    assert.equal(
+      fakes.get(id)!.requests.length,
+      count,
+      `one listing call to ${id} at most (and Ollama's /api/show per model)`,
+    );
   }
   for (const key of Object.values(loaded.golden.credentials)) {
     assert.ok(!text.includes(key), "a provider key never appears in the answer");

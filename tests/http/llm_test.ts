@@ -155,10 +155,12 @@ describe("GET /api/v1/llm/models", () => {
     assert.deepEqual([...providers].sort(), ["ollama", "openai-compat:lab"]);
     // OpenAI had no key: not called at all. Ollama was called, and without any credential.
     assert.equal(fakes.openai.requests.length, before.openai);
-    const ollama = fakes.ollama.requests[fakes.ollama.requests.length - 1];
-    assert.equal(ollama.path, "/api/tags");
-    for (const name of ["authorization", "x-api-key", "x-goog-api-key"]) {
-      assert.equal(ollama.headers[name], undefined);
+    const ollama = fakes.ollama.requests.slice(before.ollama);
+    assert.deepEqual(ollama.map((r) => r.path), ["/api/tags", "/api/show", "/api/show"]);
+    for (const request of ollama) {
+      for (const name of ["authorization", "x-api-key", "x-goog-api-key"]) {
+        assert.equal(request.headers[name], undefined);
+      }
     }
     assert.ok(!JSON.stringify(res.body).includes(KEYS.anthropic));
   });

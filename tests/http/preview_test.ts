@@ -355,6 +355,42 @@ describe("POST …/preview refusals", () => {
     assert.equal(res.body.error.code, "no_route");
   });
 
+  for (const endpoint of ["preview", "execute"]) {
+    test(`${endpoint}: 422 unknown_provider naming the policy field of an unknown provider`, async () => {
+      const id = await session(alice);
+      queueListings(false);
+      const res = await call(app, "POST", `/api/v1/sessions/${id}/${endpoint}`, {
+        token: alice.token,
+        body: {
+          input: { text: "hello" },
+          policy: {
+            routing: { default: { model: "nosuch/model", fallbacks: ["ollama/qwen3:8b"] } },
+          },
+        },
+      });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.error.code, "unknown_provider");
+      assert.deepEqual(res.body.error.details, {
+        path: "policy.routing.default.model",
+        provider: "nosuch",
+      });
+    });
+
+    test(`${endpoint}: 422 invalid_provider_name for a malformed provider id in a rule`, async () => {
+      const id = await session(alice);
+      const res = await call(app, "POST", `/api/v1/sessions/${id}/${endpoint}`, {
+        token: alice.token,
+        body: {
+          input: { text: "hello" },
+          policy: { routing: { rules: [{ name: "r", model: "openai-compat:Bad Name!/m" }] } },
+        },
+      });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.error.code, "invalid_provider_name");
+      assert.equal(res.body.error.details.path, "policy.routing.rules[0].model");
+    });
+  }
+
   test("503 fallback_exhausted when no candidate has its credentials", async () => {
     const id = await session(alice);
     queueListings(false);

@@ -73,28 +73,50 @@ describe("shipped catalog data", () => {
 });
 
 describe("describeModel", () => {
-  test("takes catalog figures for a known model, whatever the listing says", () => {
+  test("a known model takes what the listing states; the catalog fills the rest", () => {
     const d = describeModel(provider("anthropic"), {
       id: "claude-haiku-4-5-20251001",
       display_name: "Listed name",
-      max_context_tokens: 1,
-      capabilities: { tools: false },
+      max_context_tokens: 100_000,
+      capabilities: { images: false },
     });
     assert.deepEqual(d, {
       provider: "anthropic",
       model: "claude-haiku-4-5-20251001",
-      display_name: "Claude Haiku 4.5",
+      display_name: "Listed name",
       local: false,
       auth: "api_key",
-      capabilities: normaliseCapabilities(
-        lookupCatalog("anthropic", "claude-haiku-4-5")!.capabilities,
-      ),
-      max_context_tokens: 200_000,
+      capabilities: normaliseCapabilities({
+        ...lookupCatalog("anthropic", "claude-haiku-4-5")!.capabilities,
+        images: false,
+      }),
+      max_context_tokens: 100_000,
       max_output_tokens: 64_000,
       input_cost_per_million_tokens: "1",
       output_cost_per_million_tokens: "5",
       default_parameters: {},
     });
+  });
+
+  test("a listing's window below the catalog's wins: claude-sonnet-4-6 listed at 200,000", () => {
+    const listed = describeModel(provider("anthropic"), {
+      id: "claude-sonnet-4-6",
+      max_context_tokens: 200_000,
+      max_output_tokens: 64_000,
+    });
+    assert.equal(lookupCatalog("anthropic", "claude-sonnet-4-6")!.max_context_tokens, 1_000_000);
+    assert.equal(listed.max_context_tokens, 200_000);
+    assert.equal(listed.input_cost_per_million_tokens, "3");
+  });
+
+  test("a listing figure that is not a positive integer is ignored", () => {
+    const d = describeModel(provider("anthropic"), {
+      id: "claude-haiku-4-5",
+      max_context_tokens: 0,
+      max_output_tokens: -1,
+    });
+    assert.equal(d.max_context_tokens, 200_000);
+    assert.equal(d.max_output_tokens, 64_000);
   });
 
   test("fills an unknown model from the listing, then from the provider's defaults", () => {

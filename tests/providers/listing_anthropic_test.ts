@@ -8,6 +8,10 @@ describe("Anthropic model listing", () => {
     await replay({ ...anthropic, fixtures: ["list_page"] });
   });
 
+  test("a listed window smaller than the catalog's wins; the catalog fills the prices", async () => {
+    await replay({ ...anthropic, fixtures: ["list_page_smaller_window"] });
+  });
+
   test("follows has_more and last_id through after_id across two pages", async () => {
     await replay({ ...anthropic, fixtures: ["list_paged_1", "list_paged_2"] });
   });

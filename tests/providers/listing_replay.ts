@@ -54,7 +54,11 @@ export async function replay(c: ReplayCase) {
       for (const name of CREDENTIAL_HEADERS) {
         if (!(name in want)) assert.equal(sent.headers[name], undefined, `no ${name} header`);
       }
-      assert.equal(sent.body, "", "a listing GET has no body");
+      if (fixture.request.body !== undefined) {
+        assert.deepEqual(sent.json, fixture.request.body, "the listing query's body");
+      } else if (fixture.request.method === "GET") {
+        assert.equal(sent.body, "", "a listing GET has no body");
+      }
     });
 
     const expected = fixtures[fixtures.length - 1].expected as Expected;

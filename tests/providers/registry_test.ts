@@ -7,6 +7,7 @@ import {
   providerDescriptors,
   resolveProvider,
 } from "../../src/providers/registry.ts";
+import { listModels } from "../../src/providers/listing.ts";
 
 function registryOf(config: Parameters<typeof buildRegistry>[0]) {
   const built = buildRegistry(config);
@@ -88,7 +89,7 @@ describe("buildRegistry", () => {
     const router = findProvider(registry, "openai-compat:router");
     assert.equal(router?.local, false);
     assert.equal(router?.display_name, "Team router");
-    assert.deepEqual(router?.models, ["a", "b"]);
+    assert.deepEqual(router?.models, [{ id: "a" }, { id: "b" }]);
   });
 
   test("describes every provider for GET /llm/providers", () => {
@@ -128,7 +129,23 @@ describe("buildRegistry", () => {
     }, "router.providers.anthropic.local"],
     ["models that are not strings", {
       providers: { "openai-compat:x": { base_url: "http://h", models: [""] } },
-    }, 'router.providers."openai-compat:x".models'],
+    }, 'router.providers."openai-compat:x".models[0]'],
+    ["a model declared twice", {
+      providers: {
+        "openai-compat:x": {
+          base_url: "http://h",
+          models: ["m", { name: "m", max_context_tokens: 9 }],
+        },
+      },
+    }, 'router.providers."openai-compat:x".models[1]'],
+    ["a declared price that is a number", {
+      providers: {
+        "openai-compat:x": {
+          base_url: "http://h",
+          models: [{ name: "m", input_cost_per_million_tokens: 0.1 }],
+        },
+      },
+    }, 'router.providers."openai-compat:x".models[0].input_cost_per_million_tokens'],
   ];
   for (const [what, config, key] of invalid) {
     test(`rejects ${what}, naming the key`, () => {
@@ -140,6 +157,73 @@ describe("buildRegistry", () => {
       assert.ok(built.failure.message.includes(key), built.failure.message);
     });
   }
+});
+
+describe("declared models", () => {
+  test("a declared model's figures win and reach the listing; a bare id gets the defaults", async () => {
+    const registry = registryOf({
+      providers: {
+        "openai-compat:lab": {
+          base_url: "http://127.0.0.1:9/v1",
+          local: true,
+          models: [
+            "tiny-model",
+            {
+              name: "qwen3-8b",
+              max_context_tokens: 8192,
+              max_output_tokens: 2048,
+              display_name: "Qwen3 8B",
+              capabilities: { tools: true, streaming: true },
+              input_cost_per_million_tokens: "0.10",
+              output_cost_per_million_tokens: "0.40",
+            },
+          ],
+        },
+      },
+    });
+    const lab = { providers: registry.providers.filter((p) => p.id === "openai-compat:lab") };
+    const listed = await listModels(lab, new Map(), { deadlineMs: 1000 });
+    assert.deepEqual(listed.models, [
+      {
+        provider: "openai-compat:lab",
+        model: "qwen3-8b",
+        display_name: "Qwen3 8B",
+        local: true,
+        auth: "optional_api_key",
+        capabilities: {
+          streaming: true,
+          tools: true,
+          json_output: false,
+          system_prompt: true,
+          images: false,
+          reasoning: false,
+          memory: true,
+        },
+        max_context_tokens: 8192,
+        max_output_tokens: 2048,
+        input_cost_per_million_tokens: "0.10",
+        output_cost_per_million_tokens: "0.40",
+        default_parameters: {},
+      },
+      {
+        provider: "openai-compat:lab",
+        model: "tiny-model",
+        local: true,
+        auth: "optional_api_key",
+        capabilities: {
+          streaming: true,
+          tools: false,
+          json_output: false,
+          system_prompt: true,
+          images: false,
+          reasoning: false,
+          memory: false,
+        },
+        max_context_tokens: 32768,
+        default_parameters: {},
+      },
+    ]);
+  });
 });
 
 describe("resolveProvider", () => {

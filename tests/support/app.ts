@@ -7,6 +7,7 @@ import { registryFromConfig } from "../../src/main.ts";
 import type { ListingCache } from "../../src/providers/listing.ts";
 import { createModelCache } from "../../src/providers/model_cache.ts";
 import type { Registry } from "../../src/providers/registry.ts";
+import type { WebAssets } from "../../src/http/web_assets.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
 import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
@@ -49,6 +50,8 @@ export interface TestAppOptions {
   configure?: (config: Config) => void;
   /** Supersede signals shared with other instances (PostgreSQL LISTEN/NOTIFY). */
   signals?: SupersedeSignals;
+  /** The built console and API reference, for tests that load them. */
+  webAssets?: WebAssets;
 }
 
 /** The whole service in process, on an in-memory PGlite (or the store given). */
@@ -72,6 +75,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     registry,
     listingCache,
     ...(options.signals ? { signals: options.signals } : {}),
+    ...(options.webAssets ? { webAssets: options.webAssets } : {}),
   };
   return {
     handler: createHandler(deps),

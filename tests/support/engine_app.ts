@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, beforeEach } from "node:test";
+import type { WebAssets } from "../../src/http/web_assets.ts";
 import type { Db } from "../../src/store/db.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { openSupersedeSignals, type SupersedeSignals } from "../../src/store/supersede_signal.ts";
@@ -19,6 +20,7 @@ export interface EngineAppOptions {
   ollama: string;
   db?: Db;
   signals?: SupersedeSignals;
+  webAssets?: WebAssets;
 }
 
 /** The service in process with openai and ollama pointed at fake providers, models configured. */
@@ -26,6 +28,7 @@ export function createEngineApp(o: EngineAppOptions): Promise<TestApp> {
   return createTestApp({
     db: o.db,
     signals: o.signals,
+    webAssets: o.webAssets,
     providers: {
       openai: { base_url: `${o.openai}/v1`, models: ["gpt-4o-mini", "gpt-4o"] },
       ollama: { base_url: o.ollama, models: ["qwen3:8b"] },

@@ -18,11 +18,12 @@ export interface SealingClient {
 const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
-export async function sealingClient(keyId: string): Promise<SealingClient> {
-  const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
+/** A client with a fresh key, or with the 32 raw bytes given (a key a person could paste). */
+export async function sealingClient(keyId: string, raw?: Uint8Array): Promise<SealingClient> {
+  const uses: KeyUsage[] = ["encrypt", "decrypt"];
+  const key = raw
+    ? await crypto.subtle.importKey("raw", raw as BufferSource, "AES-GCM", false, uses)
+    : await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, uses);
   const aad = new TextEncoder().encode(keyId);
   const client: SealingClient = {
     keyId,

@@ -37,7 +37,19 @@ describe("configuration", () => {
       databaseUrl: undefined,
       storagePath: "./data",
       auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
-      limits: { maxRequestBodyBytes: 10485760, providerTimeoutMs: 180000, shutdownGraceMs: 10000 },
+      limits: {
+        maxRequestBodyBytes: 10485760,
+        providerTimeoutMs: 180000,
+        rate: {
+          enabled: true,
+          anonymousPerMinute: 60,
+          anonymousBurst: 20,
+          userPerMinute: 6000,
+          userBurst: 1000,
+          trustForwardedFor: false,
+        },
+        shutdownGraceMs: 10000,
+      },
       providers: {},
     });
   });
@@ -59,6 +71,13 @@ bootstrap_enabled = false
 max_request_body_bytes = 2048
 provider_timeout_ms = 5000
 shutdown_grace_ms = 2500
+[router.limits.rate]
+enabled = false
+anonymous_per_minute = 5
+anonymous_burst = 2
+user_per_minute = 600
+user_burst = 50
+trust_forwarded_for = true
 [router.providers.openai]
 base_url = "http://127.0.0.1:9999/v1"
 [router.providers."openai-compat:lmstudio"]
@@ -78,6 +97,14 @@ models = ["qwen3-8b"]
       assert.deepEqual(c.limits, {
         maxRequestBodyBytes: 2048,
         providerTimeoutMs: 5000,
+        rate: {
+          enabled: false,
+          anonymousPerMinute: 5,
+          anonymousBurst: 2,
+          userPerMinute: 600,
+          userBurst: 50,
+          trustForwardedFor: true,
+        },
         shutdownGraceMs: 2500,
       });
       assert.deepEqual(c.providers, {
@@ -109,7 +136,11 @@ models = ["qwen3-8b"]
       DATABASE_URL: "postgres://a@h/d",
       ROUTER_LIMITS_MAX_REQUEST_BODY_BYTES: "10",
       ROUTER_PROVIDERS_OLLAMA_BASE_URL: "http://127.0.0.1:1/",
+      ROUTER_LIMITS_RATE_ENABLED: "0",
+      ROUTER_LIMITS_RATE_USER_BURST: "7",
     });
+    assert.equal(c.limits.rate.enabled, false);
+    assert.equal(c.limits.rate.userBurst, 7);
     assert.equal(c.port, 9100);
     assert.equal(c.auth.tokenTtlSeconds, 120);
     assert.equal(c.auth.bootstrapEnabled, false);
@@ -135,6 +166,12 @@ models = ["qwen3-8b"]
       [{ ROUTER_AUTH_BOOTSTRAP_ENABLED: "maybe" }, "router.auth.bootstrap_enabled"],
       [{ ROUTER_LIMITS_PROVIDER_TIMEOUT_MS: "-1" }, "router.limits.provider_timeout_ms"],
       [{ DATABASE_URL: "mysql://x/y" }, "router.database.url"],
+      [{ ROUTER_LIMITS_RATE_USER_BURST: "0" }, "router.limits.rate.user_burst"],
+      [
+        { ROUTER_LIMITS_RATE_ANONYMOUS_PER_MINUTE: "many" },
+        "router.limits.rate.anonymous_per_minute",
+      ],
+      [{ ROUTER_LIMITS_RATE_TRUST_FORWARDED_FOR: "yes" }, "router.limits.rate.trust_forwarded_for"],
       [{ ROUTER_PROVIDERS_OPENAI_BASE_URL: "not a url" }, "router.providers.openai.base_url"],
     ];
     for (const [env, key] of cases) {
@@ -151,6 +188,7 @@ models = ["qwen3-8b"]
     const cases: [string, string][] = [
       ['[router]\nport = "80"\n', "router.port"],
       ["[router]\nprot = 80\n", "router.prot"],
+      ["[router.limits.rate]\nper_minute = 80\n", "router.limits.rate.per_minute"],
       ["[server]\nport = 80\n", "server"],
       ['[router.auth]\nbootstrap_enabled = "yes"\n', "router.auth.bootstrap_enabled"],
       ['[router.providers.openia]\nbase_url = "http://x"\n', "router.providers.openia"],
@@ -165,13 +203,75 @@ models = ["qwen3-8b"]
       ],
       [
         '[router.providers."openai-compat:lm"]\nbase_url = "http://x"\nmodels = [1]\n',
-        "router.providers.openai-compat:lm.models",
+        "router.providers.openai-compat:lm.models[0]",
       ],
     ];
     for (const [i, [text, key]] of cases.entries()) {
       const path = await file(`bad${i}.toml`, text);
       const message = await configError(["--config", path], {});
       assert.ok(message.startsWith(`invalid configuration: ${key}: `), message);
+    }
+  });
+
+  test("models of a compatible instance may declare their limits, prices and capabilities", async () => {
+    const path = await file(
+      "declared.toml",
+      `[router.providers."openai-compat:lab"]
+base_url = "http://127.0.0.1:8000/v1"
+local = true
+models = [
+  "tiny-model",
+  { name = "qwen3-8b", max_context_tokens = 8192, max_output_tokens = 2048, display_name = "Qwen3 8B",
+    capabilities = { tools = true, streaming = true }, input_cost_per_million_tokens = "0.10", output_cost_per_million_tokens = "0.40" },
+]
+`,
+    );
+    const c = await loadConfig(["--config", path], {});
+    // TOML tables arrive with a null prototype; compare their JSON.
+    assert.deepEqual(JSON.parse(JSON.stringify(c.providers["openai-compat:lab"].models)), [
+      "tiny-model",
+      {
+        name: "qwen3-8b",
+        max_context_tokens: 8192,
+        max_output_tokens: 2048,
+        display_name: "Qwen3 8B",
+        capabilities: { tools: true, streaming: true },
+        input_cost_per_million_tokens: "0.10",
+        output_cost_per_million_tokens: "0.40",
+      },
+    ]);
+  });
+
+  test("every key of a model declaration is checked, naming it", async () => {
+    const at = "router.providers.openai-compat:lm.models[1]";
+    const cases: [string, string][] = [
+      ['{ name = "m", max_context_tokens = 0 }', `${at}.max_context_tokens`],
+      ['{ name = "m", max_output_tokens = 1.5 }', `${at}.max_output_tokens`],
+      [
+        '{ name = "m", input_cost_per_million_tokens = 0.1 }',
+        `${at}.input_cost_per_million_tokens`,
+      ],
+      [
+        '{ name = "m", output_cost_per_million_tokens = "-1" }',
+        `${at}.output_cost_per_million_tokens`,
+      ],
+      ['{ name = "m", capabilities = { telepathy = true } }', `${at}.capabilities.telepathy`],
+      ['{ name = "m", capabilities = { tools = "yes" } }', `${at}.capabilities.tools`],
+      ['{ name = "m", capabilities = { memory = true } }', `${at}.capabilities.memory`],
+      ['{ name = "m", capabilities = true }', `${at}.capabilities`],
+      ['{ name = "m", display_name = "" }', `${at}.display_name`],
+      ['{ name = "m", window = 8192 }', `${at}.window`],
+      ["{ max_context_tokens = 8192 }", `${at}.name`],
+      ['{ name = "a", max_context_tokens = 9 }', at],
+      ["[]", at],
+    ];
+    for (const [i, [entry, key]] of cases.entries()) {
+      const path = await file(
+        `declared${i}.toml`,
+        `[router.providers."openai-compat:lm"]\nbase_url = "http://x"\nmodels = ["a", ${entry}]\n`,
+      );
+      const message = await configError(["--config", path], {});
+      assert.ok(message.startsWith(`invalid configuration: ${key}: `), `${entry}: ${message}`);
     }
   });
 

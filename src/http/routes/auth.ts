@@ -17,6 +17,7 @@ const SECRET_LENGTH = 64;
 
 export const bootstrap: Endpoint = {
   auth: "none",
+  limitByAddress: true,
   async handle({ request, deps }) {
     await discardBody(request, deps.config.limits.maxRequestBodyBytes);
     if (!deps.config.auth.bootstrapEnabled) {
@@ -37,6 +38,7 @@ const invalidApiKey = () => ServiceError.of("invalid_api_key", "invalid API key"
 
 export const signIn: Endpoint = {
   auth: "none",
+  limitByAddress: true,
   async handle({ request, deps }) {
     await discardBody(request, deps.config.limits.maxRequestBodyBytes);
     const key = request.headers.get("x-router-api-key");

@@ -7,7 +7,7 @@
 import { previewTurn } from "../../core/preview.ts";
 import type { HistoryMessage } from "../../core/run_items.ts";
 import { ServiceError } from "../../core/errors.ts";
-import { loadHistory } from "../../engine/turn_records.ts";
+import { loadHistory, loadMemory } from "../../engine/turn_records.ts";
 import { parseCredentialHeaders } from "../../providers/credentials.ts";
 import { listingTimeoutMs } from "../../providers/listing.ts";
 import { catalogForRequest, catalogInput } from "../../providers/request_catalog.ts";
@@ -50,6 +50,8 @@ export const previewEndpoint: Endpoint = {
       request: request.value,
       ...catalogInput(rc),
       history: await previewHistory(ctx.deps, session),
+      // What execute would place in the preamble; sealed session memory stays unopened.
+      memory: await loadMemory({ deps: ctx.deps, session, seal: null }),
     });
     if (!preview.ok) throw new ServiceError(preview.failure);
     return jsonResponse(preview.value);

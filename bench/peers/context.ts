@@ -1,0 +1,49 @@
+/** What every section of the peer benchmark works on, and the numbers it keeps for the summary. */
+import process from "node:process";
+import type { Spread } from "../measure.ts";
+import type { ServiceClient } from "../turn_http.ts";
+import type { DepthBucket } from "./latency.ts";
+import type { StreamLevel, Throughput } from "./load.ts";
+import type { PeerOptions } from "./options.ts";
+import type { ProviderProcess } from "./provider_process.ts";
+import type { Target } from "./targets.ts";
+
+export interface Service {
+  store: string;
+  target: Target;
+  client: ServiceClient;
+}
+
+export interface Bench {
+  options: PeerOptions;
+  provider: ProviderProcess;
+  direct: Target;
+  portkey: Target;
+  services: Service[];
+}
+
+/** Numbers kept for the summary, keyed by target name (and `@clients` / `@streams`). */
+export interface Results {
+  added: Map<string, Spread>;
+  depth: Map<string, DepthBucket[]>;
+  throughput: Map<string, Throughput>;
+  streams: Map<string, StreamLevel>;
+  preview: Map<string, number>;
+}
+
+export const newResults = (): Results => ({
+  added: new Map(),
+  depth: new Map(),
+  throughput: new Map(),
+  streams: new Map(),
+  preview: new Map(),
+});
+
+export const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+export interface Memory {
+  /** VmRSS in MB by target name, after start, sign-in and a few seconds. */
+  idle: Map<string, number>;
+  /** Peak VmRSS in MB by target name through the throughput and stream runs. */
+  loaded: Map<string, number>;
+}

@@ -1,0 +1,93 @@
+/**
+ * Added latency at concurrency 1: the targets take turns in blocks (each
+ * block a fixed number of requests per target, the order rotating block by
+ * block) so drift of the shared machine hits all of them alike; and the
+ * service's cost as one session's history grows.
+ */
+import { type Spread, spread } from "../measure.ts";
+import type { ProviderProcess } from "./provider_process.ts";
+import { directTarget, type Target } from "./targets.ts";
+
+export interface Blocks {
+  blocks: number;
+  perBlock: number;
+  warmUp: number;
+}
+
+/** Each target's request times (ms), every request on a conversation of its own. */
+export async function interleavedLatency(
+  targets: Target[],
+  o: Blocks,
+): Promise<Map<Target, number[]>> {
+  const times = new Map(targets.map((t) => [t, [] as number[]]));
+  for (const t of targets) {
+    for (const c of await t.conversations(o.warmUp)) await t.buffered(c);
+  }
+  for (let b = 0; b < o.blocks; b++) {
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(b + k) % targets.length];
+      const conversations = await target.conversations(o.perBlock); // made outside the timing
+      for (const c of conversations) {
+        const start = performance.now();
+        await target.buffered(c);
+        times.get(target)!.push(performance.now() - start);
+      }
+    }
+  }
+  return times;
+}
+
+export const DEPTH_BUCKETS: [number, number][] = [
+  [0, 9],
+  [10, 49],
+  [50, 99],
+  [100, 149],
+  [150, 199],
+];
+
+export interface DepthBucket {
+  from: number;
+  to: number;
+  turn: Spread;
+  added: Spread;
+  /** Turns on fresh sessions (depth 0), each sent right after one of this bucket's turns. */
+  fresh: Spread;
+}
+
+/**
+ * One session driven turn by turn to the last bucket's depth. Each turn's
+ * added latency is its time minus sending the provider the very body the
+ * service sent it (which grows with the history); each is followed by a turn
+ * on a fresh session, so a bucket can be set against depth 0 at the same
+ * moment, whatever the machine's drift between the first and last bucket.
+ */
+export async function depthBreakdown(
+  target: Target,
+  provider: ProviderProcess,
+): Promise<DepthBucket[]> {
+  const last = DEPTH_BUCKETS.at(-1)![1];
+  const [session, ...freshSessions] = await target.conversations(last + 2);
+  const timed = async (fn: () => Promise<void>) => {
+    const start = performance.now();
+    await fn();
+    return performance.now() - start;
+  };
+  const turns: number[] = [];
+  const added: number[] = [];
+  const fresh: number[] = [];
+  for (let depth = 0; depth <= last; depth++) {
+    const turn = await timed(() => target.buffered(session));
+    const direct = directTarget(provider.pid, provider.url, await provider.lastBody());
+    turns.push(turn);
+    added.push(turn - await timed(() => direct.buffered("")));
+    fresh.push(await timed(() => target.buffered(freshSessions[depth])));
+  }
+  const bucket = (times: number[], from: number, to: number) => spread(times.slice(from, to + 1));
+  return DEPTH_BUCKETS.map(([from, to]) => ({
+    from,
+    to,
+    turn: bucket(turns, from, to),
+    added: bucket(added, from, to),
+    fresh: bucket(fresh, from, to),
+  }));
+}

@@ -1,0 +1,118 @@
+/**
+ * The sections measured one request at a time or on the service alone: added
+ * latency, history depth, preview. Each prints its table once measured.
+ */
+import { spread } from "../measure.ts";
+import { type Bench, progress, type Results } from "./context.ts";
+import { depthBreakdown, interleavedLatency } from "./latency.ts";
+import { closedLoop, forMs } from "./load.ts";
+import { ms, printTable, ratio, whole } from "./report.ts";
+import { previewCall } from "./targets.ts";
+
+export async function latencySection(b: Bench, r: Results): Promise<void> {
+  const { blocks, perBlock } = b.options.latency;
+  progress(`latency: ${blocks} blocks of ${perBlock} requests per target …`);
+  const targets = [b.direct, b.portkey, ...b.services.map((s) => s.target)];
+  await b.provider.setPace({ delayMs: 0 });
+  const times = await interleavedLatency(targets, b.options.latency);
+  const base = spread(times.get(b.direct)!);
+  for (const t of targets) {
+    const own = spread(times.get(t)!);
+    r.added.set(t.name, { p50: own.p50 - base.p50, p99: own.p99 - base.p99 });
+  }
+  const theirs = r.added.get(b.portkey.name)!;
+  printTable(
+    "1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks). Service: a persisted buffered turn on a fresh session; Portkey: the same messages as Chat Completions",
+    [
+      "target",
+      "requests",
+      "p50 ms",
+      "p99 ms",
+      "added p50 ms",
+      "added p99 ms",
+      "added p50 ours/Portkey",
+      "added p99 ours/Portkey",
+    ],
+    targets.map((t) => {
+      const own = spread(times.get(t)!);
+      const added = r.added.get(t.name)!;
+      const ours = b.services.some((s) => s.target === t);
+      return [
+        t.name,
+        times.get(t)!.length,
+        ms(own.p50),
+        ms(own.p99),
+        t === b.direct ? "—" : ms(added.p50),
+        t === b.direct ? "—" : ms(added.p99),
+        ours ? ratio(added.p50, theirs.p50) : "—",
+        ours ? ratio(added.p99, theirs.p99) : "—",
+      ];
+    }),
+  );
+}
+
+export async function depthSection(b: Bench, r: Results): Promise<void> {
+  await b.provider.setPace({ delayMs: 0 });
+  const rows = [];
+  for (const s of b.services) {
+    progress(`depth: one session to 200 turns on ${s.store} …`);
+    const buckets = await depthBreakdown(s.target, b.provider);
+    r.depth.set(s.target.name, buckets);
+    for (const k of buckets) {
+      rows.push([
+        s.store,
+        `${k.from}–${k.to}`,
+        ms(k.turn.p50),
+        ms(k.added.p50),
+        ms(k.added.p99),
+        ms(k.fresh.p50),
+        ratio(k.turn.p50, k.fresh.p50),
+      ]);
+    }
+    const [first, last] = [buckets[0], buckets.at(-1)!];
+    rows.push([
+      s.store,
+      `${last.from}–${last.to} / ${first.from}–${first.to}`,
+      ratio(last.turn.p50, first.turn.p50),
+      ratio(last.added.p50, first.added.p50),
+      ratio(last.added.p99, first.added.p99),
+      ratio(last.fresh.p50, first.fresh.p50),
+      "",
+    ]);
+  }
+  printTable(
+    "2. History depth: one session driven turn by turn to 200 turns; a turn's added latency is its time minus the provider answering the very body the service sent it. Each turn is followed by one on a fresh session (depth 0, same moment): the last column sets the two side by side, cancelling the machine's drift between buckets",
+    [
+      "store",
+      "depth (turns before)",
+      "turn p50 ms",
+      "added p50 ms",
+      "added p99 ms",
+      "fresh-session turn p50 ms",
+      "turn p50 / fresh p50",
+    ],
+    rows,
+  );
+}
+
+export async function previewSection(b: Bench, r: Results): Promise<void> {
+  const rows = [];
+  for (const s of b.services) {
+    const call = await previewCall(s.client);
+    for (const clients of b.options.previewClients) {
+      progress(`preview: ${s.store}, ${clients} clients …`);
+      await closedLoop(clients, forMs(1000), call); // warm up
+      const loop = await closedLoop(clients, forMs(b.options.previewSeconds * 1000), call);
+      if (loop.errors.length > 0) throw new Error(`preview failed: ${loop.errors[0]}`);
+      const perSecond = loop.times.length / (loop.wallMs / 1000);
+      r.preview.set(`${s.target.name}@${clients}`, perSecond);
+      const { p50, p99 } = spread(loop.times);
+      rows.push([s.store, clients, whole(perSecond), ms(p50), ms(p99)]);
+    }
+  }
+  printTable(
+    `5. POST /api/v1/sessions/{id}/preview (TURN_BODY's policy, listings cached), ${b.options.previewSeconds} s per row after 1 s of warm-up (service only)`,
+    ["store", "clients", "requests/s", "p50 ms", "p99 ms"],
+    rows,
+  );
+}

@@ -1,0 +1,164 @@
+/**
+ * The targets under load: many clients sending buffered requests back to back
+ * (throughput, with the target process's CPU time per request), and many
+ * streamed answers held at once.
+ */
+import { percentile, spread } from "../measure.ts";
+import { cpuMs } from "./proc.ts";
+import type { Target } from "./targets.ts";
+
+/** Turns one service session takes before a client moves on to a fresh one, so depth stays 0–9. */
+const TURNS_PER_SESSION = 10;
+/** The first run at each level only estimates the rate, so the measured run lasts about as asked. */
+const PILOT_MS = 2000;
+
+export interface Loop {
+  /** Times (ms) of the calls that succeeded. */
+  times: number[];
+  /** Messages of the calls that failed. */
+  errors: string[];
+  wallMs: number;
+}
+
+/**
+ * `clients` loops each calling `call(client, n)` (n counting that client's
+ * calls from 0) back to back while `more()` says so. A failed call is counted,
+ * never a data point.
+ */
+export async function closedLoop(
+  clients: number,
+  more: () => boolean,
+  call: (client: number, n: number) => Promise<unknown>,
+): Promise<Loop> {
+  const times: number[] = [];
+  const errors: string[] = [];
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, async (_, client) => {
+    for (let n = 0; more(); n++) {
+      const t = performance.now();
+      try {
+        await call(client, n);
+        times.push(performance.now() - t);
+      } catch (error) {
+        errors.push(String(error));
+      }
+    }
+  }));
+  return { times, errors, wallMs: performance.now() - start };
+}
+
+/** Keeps going for `ms` from the first call. */
+export function forMs(ms: number): () => boolean {
+  let end: number | undefined;
+  return () => performance.now() < (end ??= performance.now() + ms);
+}
+
+export interface Throughput {
+  requests: number;
+  perSecond: number;
+  cpuMsPerRequest: number;
+  /** The target's CPU time over the wall time: cores in use. */
+  cores: number;
+  p50: number;
+  p99: number;
+  /** Requests that failed (not counted above), with the first failure's message. */
+  errors: number;
+  firstError?: string;
+}
+
+/**
+ * Buffered requests from `clients` clients back to back for about `seconds`:
+ * a pilot run estimates the rate, then a fixed number of requests runs on
+ * conversations made beforehand (for the service, sessions of at most
+ * TURNS_PER_SESSION turns, so history depth stays out of the numbers).
+ */
+export async function throughput(
+  target: Target,
+  clients: number,
+  seconds: number,
+): Promise<Throughput> {
+  const pilotConversations = await target.conversations(clients);
+  const pilot = await closedLoop(
+    clients,
+    forMs(PILOT_MS),
+    (c) => target.buffered(pilotConversations[c]),
+  );
+  const total = Math.max(clients * 4, Math.round(pilot.times.length / PILOT_MS * 1000 * seconds));
+  const perClient = Math.ceil(Math.ceil(total / clients) * 1.5 / TURNS_PER_SESSION);
+  const all = await target.conversations(clients * perClient);
+  let started = 0;
+  const cpuBefore = cpuMs(target.pid);
+  const loop = await closedLoop(
+    clients,
+    () => started++ < total,
+    (c, n) => target.buffered(all[c * perClient + Math.floor(n / TURNS_PER_SESSION) % perClient]),
+  );
+  const cpu = cpuMs(target.pid) - cpuBefore;
+  return {
+    requests: loop.times.length,
+    perSecond: loop.times.length / (loop.wallMs / 1000),
+    cpuMsPerRequest: cpu / loop.times.length,
+    cores: cpu / loop.wallMs,
+    ...spread(loop.times),
+    errors: loop.errors.length,
+    firstError: loop.errors[0],
+  };
+}
+
+/** The provider's pace while streams run: CHUNKS deltas GAP_MS apart. */
+export const STREAM_PACE = { delayMs: 0, chunks: 20, chunkGapMs: 100 };
+/** A stream stalls when two of its frames arrive further apart than this. */
+export const STALL_MS = 1000;
+
+export interface StreamLevel {
+  streams: number;
+  /** Streams that completed with no gap between frames over STALL_MS. */
+  stallFree: number;
+  failed: number;
+  firstError?: string;
+  /** Delta-to-delta arrival gap minus the provider's gap, p99 over all streams. */
+  addedGapP99: number;
+  /** From sending the request to the first text delta, p50. */
+  firstDeltaP50: number;
+  seconds: number;
+}
+
+export async function streams(target: Target, n: number): Promise<StreamLevel> {
+  const conversations = await target.conversations(n);
+  const start = performance.now();
+  const outcomes = await Promise.allSettled(
+    conversations.map((c) => target.streamed(c)),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const firsts: number[] = [];
+  const added: number[] = [];
+  let stallFree = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  for (const o of outcomes) {
+    if (o.status === "rejected") {
+      failed++;
+      firstError ??= String(o.reason);
+      continue;
+    }
+    const { frames, deltas } = o.value;
+    if (frames.every((at, i) => i === 0 || at - frames[i - 1] <= STALL_MS)) {
+      stallFree++;
+    }
+    if (deltas.length > 0) firsts.push(deltas[0]);
+    for (let i = 1; i < deltas.length; i++) {
+      added.push(deltas[i] - deltas[i - 1] - STREAM_PACE.chunkGapMs);
+    }
+  }
+  const p = (values: number[], q: number) =>
+    values.length ? percentile(values.sort((a, b) => a - b), q) : NaN;
+  return {
+    streams: n,
+    stallFree,
+    failed,
+    firstError,
+    addedGapP99: p(added, 99),
+    firstDeltaP50: p(firsts, 50),
+    seconds,
+  };
+}

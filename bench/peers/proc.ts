@@ -1,0 +1,43 @@
+/**
+ * A target process's CPU time and resident memory, read from Linux's /proc so
+ * the numbers are the target's own, never the load generator's.
+ */
+import { readFileSync } from "node:fs";
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU time of the whole process (all threads), in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which sits in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Resident set size (VmRSS) in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+  return kb / 1024;
+}
+
+/** Samples the VmRSS of each process every 100 ms until stopped; `stop` gives each one's peak. */
+export function sampleRss(pids: number[]): { stop(): Map<number, number> } {
+  const peaks = new Map(pids.map((pid) => [pid, rssMb(pid)]));
+  const sample = () => {
+    for (const pid of pids) {
+      peaks.set(pid, Math.max(peaks.get(pid)!, rssMb(pid)));
+    }
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peaks;
+    },
+  };
+}

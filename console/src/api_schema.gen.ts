@@ -1,0 +1,1623 @@
+// Generated from src/http/openapi.json by console/api_types.ts: do not edit.
+// deno-fmt-ignore-file
+// deno-lint-ignore-file
+export type paths = {
+    "/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Health and running version */
+        get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This OpenAPI document */
+        get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/bootstrap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user and issue a long-lived API key
+         * @description No request body. 403 `forbidden` when `router.auth.bootstrap_enabled` is false.
+         */
+        post: operations["bootstrap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the API key for a session token
+         * @description No request body. Every key failure answers 401 `invalid_api_key` alike.
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the current token */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Current user id */
+        get: operations["me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/llm/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List providers */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/llm/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List models
+         * @description Every provider is queried in parallel under a per-provider deadline. Provider credentials travel in `X-Router-Provider-<Provider>-Api-Key` headers (provider name case-insensitive; a compatible instance uses its instance name). They are used for this one request only and never logged, traced or forwarded.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's sessions */
+        get: operations["listSessions"];
+        put?: never;
+        /** Create a session */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /** Fetch a session */
+        get: operations["getSession"];
+        /** Update a session (partial) */
+        put: operations["updateSession"];
+        post?: never;
+        /** Delete a session and its memory */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a run / run a turn
+         * @description Send `Accept: text/event-stream` for a stream. Failures found before a stream starts are plain JSON errors. Provider credentials travel in `X-Router-Provider-<Provider>-Api-Key` headers (provider name case-insensitive; a compatible instance uses its instance name). They are used for this one request only and never logged, traced or forwarded.
+         */
+        post: operations["execute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}/continue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a run
+         * @description 422 `no_active_run` with no run in progress, `continuation_mismatch` when the kind does not answer the pause, `invalid_request` for bad data. Provider credentials travel in `X-Router-Provider-<Provider>-Api-Key` headers (provider name case-insensitive; a compatible instance uses its instance name). They are used for this one request only and never logged, traced or forwarded.
+         */
+        post: operations["continueRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Routing decision without a model call
+         * @description No completion is requested, no lock is taken, nothing changes. Provider credentials travel in `X-Router-Provider-<Provider>-Api-Key` headers (provider name case-insensitive; a compatible instance uses its instance name). They are used for this one request only and never logged, traced or forwarded.
+         */
+        post: operations["preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /** Session trace */
+        get: operations["getTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /** Session usage totals */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
+export type webhooks = Record<string, never>;
+export type components = {
+    schemas: {
+        /**
+         * @description Closed set of error codes (src/core/errors.ts).
+         * @enum {string}
+         */
+        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "not_implemented" | "internal_error";
+        ErrorEnvelope: {
+            error: {
+                code: components["schemas"]["ErrorCode"];
+                /** @description Human-readable; may change. Never contains secrets. */
+                message: string;
+                /** @description Optional structured detail, e.g. the failing field path. Never secrets. */
+                details?: Record<string, never>;
+            };
+        };
+        /** Format: uuid */
+        Uuid: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601 UTC.
+         */
+        Timestamp: string;
+        /** @description Exact decimal in plain notation. */
+        Decimal: string;
+        /**
+         * @description ISO 4217 code; always `USD` today.
+         * @example USD
+         */
+        Currency: string;
+        /** @enum {string} */
+        TaskIntent: "chat" | "plan" | "edit" | "review" | "summarize" | "prompt" | "skill";
+        /** @enum {string} */
+        Effort: "low" | "medium" | "high" | "xhigh";
+        /** @enum {string} */
+        PermissionMode: "allow" | "ask" | "deny";
+        /**
+         * @description `provider/model`, split at the first `/`.
+         * @example openai/gpt-4o
+         */
+        ModelReference: string;
+        /** @description `kind:id` naming a piece of content in an encrypted session. */
+        ContentReference: string;
+        /** @enum {string} */
+        ContinuationKind: "tool_results" | "approval_decisions" | "decrypted" | "sealed" | "inject" | "break";
+        /** @enum {string} */
+        TurnStatus: "completed" | "awaiting_tool" | "awaiting_approval" | "awaiting_decrypt" | "awaiting_encrypt" | "idle" | "error";
+        /** @description Client-sealed content; the service stores it verbatim and never opens it. An envelope that cannot be genuine (wrong key id, cut ciphertext, nonce of the wrong size) is 422 invalid_request. */
+        Envelope: {
+            /** @description Envelope format version; 1. */
+            version: number;
+            /** @description AEAD algorithm name. */
+            algorithm: string;
+            /** @description Must equal the session's key id. */
+            key_id: string;
+            /** @description Base64, not empty; 12 bytes for AES-GCM and ChaCha20-Poly1305, 24 for XChaCha20-Poly1305. */
+            nonce: string;
+            /** @description Base64; at least the 16-byte authentication tag. */
+            ciphertext: string;
+        };
+        PlaintextMap: {
+            [key: string]: string;
+        };
+        EnvelopeMap: {
+            [key: string]: components["schemas"]["Envelope"];
+        };
+        BootstrapResponse: {
+            user_id: components["schemas"]["Uuid"];
+            /** @description Shown once. */
+            api_key: string;
+        };
+        SignInResponse: {
+            token: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        SignOutResponse: {
+            /** @constant */
+            revoked: true;
+        };
+        MeResponse: {
+            user_id: components["schemas"]["Uuid"];
+        };
+        StatusResponse: {
+            /** @constant */
+            status: "ok";
+            version: string;
+        };
+        SessionSummary: {
+            id: components["schemas"]["Uuid"];
+            title: string | null;
+            /** @description Opaque grouping key; present only when the session has one. */
+            scope?: string;
+            /** @description True exactly when a `key_id` was given at creation. */
+            encrypted: boolean;
+            /** @description Present only for an encrypted session. */
+            key_id?: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            archived: boolean;
+        };
+        SessionDetail: {
+            id: components["schemas"]["Uuid"];
+            title: string | null;
+            /** @description Present for encrypted sessions; its presence is the marker (no `encrypted` flag). */
+            key_id?: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description Oldest first. */
+            messages: components["schemas"]["SessionMessage"][];
+            metadata: Record<string, never>;
+        };
+        SessionMessage: {
+            /**
+             * @example user
+             * @example assistant
+             */
+            role: string;
+            content: {
+                plaintext: string;
+            } | {
+                encrypted: components["schemas"]["Envelope"];
+            };
+            /** @description Provider behind an assistant turn; omitted for other roles. */
+            provider?: string;
+            /** @description Model behind an assistant turn; omitted for other roles. */
+            model?: string;
+        };
+        CreateSessionRequest: {
+            title: string;
+            scope?: string;
+            /** @description Makes the session end-to-end encrypted, permanently. */
+            key_id?: string;
+        };
+        /** @description Partial update; omitted fields keep their value. */
+        UpdateSessionRequest: {
+            title?: string;
+            archived?: boolean;
+        };
+        SessionResponse: {
+            session: components["schemas"]["SessionSummary"];
+        };
+        SessionListResponse: {
+            sessions: components["schemas"]["SessionSummary"][];
+        };
+        SessionDetailResponse: {
+            session: components["schemas"]["SessionDetail"];
+        };
+        DeleteSessionResponse: {
+            /** @constant */
+            deleted: true;
+        };
+        /** @description Absent or false means unsupported. */
+        Capabilities: {
+            streaming?: boolean;
+            tools?: boolean;
+            json_output?: boolean;
+            system_prompt?: boolean;
+            images?: boolean;
+            reasoning?: boolean;
+            memory?: boolean;
+        };
+        /** @description Tool name to mode; a tool with no entry is `ask`. */
+        PermissionMap: {
+            [key: string]: components["schemas"]["PermissionMode"];
+        };
+        ClassificationRule: {
+            intent: components["schemas"]["TaskIntent"];
+            /** @default 1000 */
+            priority: number;
+            keywords?: string[];
+            requires_any_context?: ("git_diff" | "git_branch" | "active_file" | "referenced_paths" | "pull_request")[];
+        };
+        RoutingRule: {
+            /** @description Unique within the policy; reported as `matched_rule`. */
+            name: string;
+            /** @default 1000 */
+            priority: number;
+            effort?: components["schemas"]["Effort"];
+            intent?: components["schemas"]["TaskIntent"] | null;
+            /** @description Globs with .gitignore habits. */
+            paths?: string[];
+            local_only?: boolean;
+            requires_capabilities?: components["schemas"]["Capabilities"];
+            model: components["schemas"]["ModelReference"];
+            fallbacks?: components["schemas"]["ModelReference"][];
+            required_permissions?: {
+                permissions?: components["schemas"]["PermissionMap"];
+            };
+            cost_limit?: components["schemas"]["Decimal"];
+        };
+        Policy: {
+            /** @description Snapshot schema version. */
+            version?: number;
+            /** @description How the policy was assembled, e.g. merged. */
+            source?: string;
+            classification?: {
+                /** @default chat */
+                default_intent: components["schemas"]["TaskIntent"];
+                rules?: components["schemas"]["ClassificationRule"][];
+            };
+            routing?: {
+                default?: {
+                    model: components["schemas"]["ModelReference"];
+                    fallbacks?: components["schemas"]["ModelReference"][];
+                };
+                rules?: components["schemas"]["RoutingRule"][];
+            };
+            tools?: {
+                permissions?: components["schemas"]["PermissionMap"];
+            };
+            privacy?: {
+                restricted_paths?: string[];
+                remote?: {
+                    /** @default ask */
+                    mode: components["schemas"]["PermissionMode"];
+                    blocked_paths?: string[];
+                };
+                local?: {
+                    /** @default allow */
+                    mode: components["schemas"]["PermissionMode"];
+                };
+            };
+        };
+        Skill: {
+            name: string;
+            /** @description Full skill body. */
+            content: string;
+        };
+        Attachments: {
+            files: {
+                path: string;
+                content: string;
+                /** @example sha256:9f86d081884c7d65 */
+                content_hash?: string;
+                /** @description Required files cannot be dropped from the context. */
+                required?: boolean;
+            }[];
+            instructions: {
+                source: string;
+                content: string;
+            }[];
+            /** @description Authoritative; routing rules may match them by name. */
+            invoked_skills?: components["schemas"]["Skill"][];
+            /** @description Offered to the model; never influence routing. */
+            available_skills?: components["schemas"]["Skill"][];
+        };
+        /** @description Unknown fields are ignored. The body lists no providers or credentials. */
+        TurnRequest: {
+            input: {
+                text?: string;
+                /** @description Forces the task type. */
+                command?: components["schemas"]["TaskIntent"] | null;
+                /** @description Bypasses routing. */
+                explicit_model?: components["schemas"]["ModelReference"] | null;
+                /** @description Sealed prompt, encrypted sessions only. */
+                ciphertext?: components["schemas"]["Envelope"];
+            };
+            workspace?: {
+                root?: string;
+                git_branch?: string | null;
+                git_diff?: string | null;
+                referenced_paths?: string[];
+                active_file?: string | null;
+            };
+            policy?: components["schemas"]["Policy"];
+            local_preferences?: {
+                auto_apply?: boolean;
+                local_only?: boolean;
+                no_network?: boolean;
+            };
+            attachments?: components["schemas"]["Attachments"];
+        };
+        ToolResult: {
+            call_id: string;
+            content?: string;
+            is_error?: boolean;
+            /**
+             * @description Outcome of the approval of an `ask` call.
+             * @enum {string}
+             */
+            decision?: "approved" | "rejected";
+        };
+        ApprovalDecision: {
+            approval_id: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            reason?: string | null;
+        };
+        InjectedMessage: {
+            text?: string;
+            ciphertext?: components["schemas"]["Envelope"];
+        };
+        /** @description One tagged continuation; valid `type` values are those of the previous `allowed_continuations`, `break` always. */
+        ContinueRequest: {
+            /** @constant */
+            type: "tool_results";
+            data: {
+                results: components["schemas"]["ToolResult"][];
+                encrypted?: components["schemas"]["EnvelopeMap"];
+            };
+        } | {
+            /** @constant */
+            type: "approval_decisions";
+            data: {
+                decisions: components["schemas"]["ApprovalDecision"][];
+                encrypted?: components["schemas"]["EnvelopeMap"];
+            };
+        } | {
+            /** @constant */
+            type: "decrypted";
+            data: {
+                plaintext: components["schemas"]["PlaintextMap"];
+                encrypted?: components["schemas"]["EnvelopeMap"];
+            };
+        } | {
+            /** @constant */
+            type: "sealed";
+            data: {
+                encrypted: components["schemas"]["EnvelopeMap"];
+            };
+        } | {
+            /** @constant */
+            type: "inject";
+            data: {
+                messages: components["schemas"]["InjectedMessage"][];
+            };
+        } | {
+            /** @constant */
+            type: "break";
+        };
+        TurnMessage: {
+            role: string;
+            content: string;
+            provider?: string;
+            model?: string;
+        };
+        ClassificationResult: {
+            intent: components["schemas"]["TaskIntent"];
+            /** @enum {string} */
+            source: "explicit" | "inferred";
+            reason: string;
+            /** @description Index of the rule in the policy as sent; null when none matched. */
+            matched_rule: number | null;
+            /**
+             * @description Inferred intents only.
+             * @enum {string}
+             */
+            confidence?: "low" | "medium" | "high";
+        };
+        TurnRouting: {
+            task_type: components["schemas"]["TaskIntent"];
+            provider: string;
+            model: string;
+            /** @description The rule's name; null when no rule matched. */
+            matched_rule: string | null;
+            fallback_used: boolean;
+            override_used: boolean;
+        };
+        ContextOutcome: {
+            included: string[];
+            excluded: string[];
+        };
+        TurnUsage: {
+            /** @description Omitted when the provider never reported it. */
+            input_tokens?: number;
+            /** @description Omitted when the provider never reported it. */
+            output_tokens?: number;
+            estimated_cost: components["schemas"]["Decimal"];
+            currency: components["schemas"]["Currency"];
+        };
+        ToolRequest: {
+            call_id: string;
+            name: string;
+            arguments: Record<string, never>;
+            /** @enum {string} */
+            requires_approval: "allow" | "ask";
+        };
+        PendingApproval: {
+            approval_id: string;
+            /** @enum {string} */
+            kind: "remote_disclosure" | "cost_limit" | "plan";
+            detail: Record<string, never>;
+        } & (unknown & unknown & unknown);
+        CompletedData: {
+            message: components["schemas"]["TurnMessage"];
+            classification: components["schemas"]["ClassificationResult"];
+            routing: components["schemas"]["TurnRouting"];
+            context: components["schemas"]["ContextOutcome"];
+            usage: components["schemas"]["TurnUsage"];
+            trace_id: string;
+            /** @description Empty unless the session is encrypted. */
+            to_encrypt: components["schemas"]["PlaintextMap"];
+        };
+        AwaitingToolData: {
+            tool_requests: components["schemas"]["ToolRequest"][];
+            trace_id: string;
+            to_encrypt?: components["schemas"]["PlaintextMap"];
+        };
+        AwaitingApprovalData: {
+            approval: components["schemas"]["PendingApproval"];
+            trace_id: string;
+            to_encrypt?: components["schemas"]["PlaintextMap"];
+        };
+        AwaitingDecryptData: {
+            to_decrypt: components["schemas"]["EnvelopeMap"];
+            trace_id: string;
+            to_encrypt?: components["schemas"]["PlaintextMap"];
+        };
+        /** @description Other fields unspecified. */
+        AwaitingEncryptData: {
+            to_encrypt: components["schemas"]["PlaintextMap"];
+            trace_id?: string;
+        };
+        /** @description Data shape and allowed continuations for each status (decisions.md §7). */
+        TurnStatusRules: unknown & unknown & unknown & unknown & unknown & unknown & unknown;
+        TurnResponse: {
+            status: components["schemas"]["TurnStatus"];
+            data: Record<string, never>;
+            allowed_continuations: components["schemas"]["ContinuationKind"][];
+        } & components["schemas"]["TurnStatusRules"];
+        /** @description One server-sent event of a streamed turn; the stream ends with exactly one `turn_end`. */
+        TurnStreamEvent: {
+            /** @constant */
+            type: "text_delta";
+            delta: string;
+        } | {
+            /** @constant */
+            type: "reasoning_delta";
+        } | {
+            /** @constant */
+            type: "tool_call_started";
+        } | {
+            /** @constant */
+            type: "tool_call_requested";
+        } | {
+            /** @constant */
+            type: "usage";
+        } | ({
+            /** @constant */
+            type: "turn_end";
+            status: components["schemas"]["TurnStatus"];
+            data: Record<string, never>;
+            allowed_continuations: components["schemas"]["ContinuationKind"][];
+        } & components["schemas"]["TurnStatusRules"]);
+        PreviewRouting: {
+            intent: components["schemas"]["TaskIntent"];
+            provider: string;
+            model: string;
+            matched_rule: string | null;
+            fallback_used: boolean;
+            override_used: boolean;
+            reason: string;
+        };
+        PreviewResponse: {
+            classification: components["schemas"]["ClassificationResult"];
+            routing: components["schemas"]["PreviewRouting"];
+            included_context: string[];
+            excluded_context: string[];
+            estimated_cost: {
+                min: components["schemas"]["Decimal"];
+                max: components["schemas"]["Decimal"];
+                currency: components["schemas"]["Currency"];
+            };
+            /** @description Tools named in the tool permissions or the matched rule, sorted by name. */
+            required_permissions: {
+                permission: string;
+                mode: components["schemas"]["PermissionMode"];
+            }[];
+        };
+        /** @enum {string} */
+        TraceEventType: "message" | "classification" | "routing_decision" | "context_selection" | "tool_call" | "approval" | "cost";
+        TracePayload: {
+            plaintext: {
+                type: components["schemas"]["TraceEventType"];
+            };
+        } | {
+            encrypted: components["schemas"]["Envelope"];
+        };
+        TraceEvent: {
+            event_type: components["schemas"]["TraceEventType"];
+            task_type: string | null;
+            provider: string | null;
+            model: string | null;
+            matched_rule?: string | number | null;
+            created_at: components["schemas"]["Timestamp"];
+            payload: components["schemas"]["TracePayload"];
+            /** @description The id of the turn that recorded the event. */
+            trace_id?: string;
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        TraceResponse: {
+            trace: {
+                session_id: components["schemas"]["Uuid"];
+                /** @description Oldest first. */
+                events: components["schemas"]["TraceEvent"][];
+            };
+        };
+        /** @description Token and cost figures are omitted in encrypted sessions and when never reported. */
+        UsageTotal: {
+            input_tokens?: number;
+            output_tokens?: number;
+            total_tokens?: number;
+            estimated_cost?: components["schemas"]["Decimal"];
+            currency: components["schemas"]["Currency"];
+        };
+        UsageByModel: {
+            provider: string;
+            model: string;
+            input_tokens?: number;
+            output_tokens?: number;
+            total_tokens?: number;
+            estimated_cost?: components["schemas"]["Decimal"];
+            currency?: components["schemas"]["Currency"];
+            request_count: number;
+        };
+        UsageByTaskType: {
+            task_type: string;
+            input_tokens?: number;
+            output_tokens?: number;
+            estimated_cost?: components["schemas"]["Decimal"];
+            request_count: number;
+        };
+        UsageReport: {
+            total: components["schemas"]["UsageTotal"];
+            /** @description First-seen order. */
+            by_model: components["schemas"]["UsageByModel"][];
+            /** @description First-seen order. */
+            by_task_type: components["schemas"]["UsageByTaskType"][];
+        };
+        ProviderDescriptor: {
+            /**
+             * @example openai
+             * @example ollama
+             * @example openai-compat:lab
+             */
+            id: string;
+            display_name: string;
+            local: boolean;
+        };
+        ModelAuth: ("none" | "api_key" | "optional_api_key") | {
+            custom: string;
+        };
+        ModelDescriptor: {
+            provider: string;
+            model: string;
+            display_name?: string | null;
+            local: boolean;
+            auth: components["schemas"]["ModelAuth"];
+            capabilities: components["schemas"]["Capabilities"];
+            max_context_tokens: number;
+            max_output_tokens?: number | null;
+            input_cost_per_million_tokens?: components["schemas"]["Decimal"];
+            output_cost_per_million_tokens?: components["schemas"]["Decimal"];
+            default_parameters: Record<string, never>;
+        };
+        UnavailableEntry: {
+            provider: string;
+            /** @enum {string} */
+            reason: "authentication" | "context_length" | "invalid_configuration" | "invalid_credentials" | "invalid_request" | "missing_credentials" | "model_not_found" | "provider_unavailable" | "rate_limit" | "storage" | "timeout" | "unknown" | "unsupported_capability";
+            message?: string;
+        };
+        ProviderListResponse: {
+            providers: components["schemas"]["ProviderDescriptor"][];
+        };
+        ModelListResponse: {
+            models: components["schemas"]["ModelDescriptor"][];
+            /** @description Absent when every provider was listed. */
+            unavailable?: components["schemas"]["UnavailableEntry"][];
+        };
+        OpenApiDocument: {
+            /** @constant */
+            openapi: "3.1.0";
+            info: {
+                title: string;
+                version: string;
+            };
+            paths: Record<string, never>;
+        };
+    };
+    responses: {
+        /** @description Invalid request: malformed JSON, a malformed session id, an invalid query parameter, or a credential sent in the query string (answered on every path before anything else). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "invalid_request" | "invalid_session_id" | "credentials_in_query";
+                    };
+                };
+            };
+        };
+        /** @description Missing or invalid authentication. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked";
+                    };
+                };
+            };
+        };
+        /** @description Blocked by ownership or policy. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "forbidden" | "override_not_allowed";
+                    };
+                };
+            };
+        };
+        /** @description Not found; sessions of other users and archived sessions answer as if absent. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "session_not_found" | "model_not_found";
+                    };
+                };
+            };
+        };
+        /** @description Known path, method not allowed; the `Allow` header lists the allowed methods. */
+        MethodNotAllowed: {
+            headers: {
+                /** @description Methods the path accepts. */
+                Allow: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
+        };
+        /** @description A turn is already in flight for the session. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "run_in_flight";
+                    };
+                };
+            };
+        };
+        /** @description The request body exceeds `router.limits.max_request_body_bytes`. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+        };
+        /** @description Valid JSON failing domain validation, or a routing rejection. */
+        UnprocessableEntity: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "invalid_request" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "no_active_run" | "continuation_mismatch" | "context_length_exceeded" | "provider_unsupported_capability";
+                    };
+                };
+            };
+        };
+        /** @description The provider rate-limited the request. */
+        TooManyRequests: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+        };
+        /** @description Unexpected server error; details omitted. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "internal_error" | "invalid_provider_configuration";
+                    };
+                };
+            };
+        };
+        /** @description Recognized but not implemented. */
+        NotImplemented: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "not_implemented";
+                    };
+                };
+            };
+        };
+        /** @description Provider error matching no known category, or a storage error. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "provider_error" | "storage_error";
+                    };
+                };
+            };
+        };
+        /** @description Provider or storage unavailable; fallbacks exhausted; provider credentials missing or rejected. */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "fallback_exhausted" | "missing_provider_credentials" | "invalid_provider_credentials" | "provider_authentication" | "provider_unavailable";
+                    };
+                };
+            };
+        };
+        /** @description Provider timeout. */
+        GatewayTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+        };
+        /** @description No such path (decided before authentication, also for `/api/v1/status`). */
+        PathNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @constant */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    parameters: {
+        /** @description Not a UUID: 400 `invalid_session_id`. */
+        SessionId: components["schemas"]["Uuid"];
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+};
+export type $defs = Record<string, never>;
+export interface operations {
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 description of the interface. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bootstrap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description User created; the plaintext key appears only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BootstrapResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A session token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Token revoked; the API key stays valid. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Providers, order unspecified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Per-provider listing deadline in ms; default 10000, larger than 60000 is clamped; missing, zero or non-numeric means the default. */
+                "X-Router-Timeout-Ms"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Models of every listable provider; the others under `unavailable`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description Exact match. */
+                scope?: string;
+                /** @description Case-insensitive substring match. */
+                title?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every session of the caller, archived included, most recently updated first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session with its messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteSessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    execute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TurnRequest"];
+            };
+        };
+        responses: {
+            /** @description The turn outcome, buffered JSON or a server-sent event stream per `Accept`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnResponse"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    continueRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContinueRequest"];
+            };
+        };
+        responses: {
+            /** @description The next turn, same shape as execute. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnResponse"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TurnRequest"];
+            };
+        };
+        responses: {
+            /** @description The deterministic routing decision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTrace: {
+        parameters: {
+            query?: {
+                /** @description Maximum events returned. */
+                limit?: number;
+                /** @description Leading events skipped. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events oldest first; an empty window gives an empty array. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Not a UUID: 400 `invalid_session_id`. */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage report (no wrapper). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+}

@@ -1,0 +1,49 @@
+import { ServiceError } from "../core/errors.ts";
+
+/**
+ * Which driver errors mean "the database is not there right now" rather than
+ * "this statement is wrong": they are answered 502 `storage_error` (the code
+ * interface.md gives storage), never 500, and the next request simply tries
+ * again on a fresh connection.
+ */
+
+/** postgres.js's own connection codes and the socket errors it passes through. */
+const CONNECTION_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/**
+ * SQLSTATEs of a server going away or refusing for a while: class 08
+ * (connection exception), 53 (insufficient resources, e.g. too many
+ * connections), 57P01-57P03 (admin or crash shutdown, cannot connect now),
+ * 57014 (a statement cancelled, e.g. by statement_timeout), and 40001/40P01
+ * (serialization failure, deadlock), which a retry may pass.
+ */
+function isTransientSqlState(code: string): boolean {
+  return /^(08|53)/.test(code) || /^57P0[123]$/.test(code) ||
+    ["57014", "40001", "40P01"].includes(code);
+}
+
+export function isStorageFault(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (CONNECTION_CODES.has(code) || isTransientSqlState(code));
+}
+
+/** Rethrows a storage fault as `storage_error` (what failed, never the query or its parameters). */
+export function rethrowStorageFault(error: unknown): never {
+  if (isStorageFault(error)) {
+    throw ServiceError.of("storage_error", "storage unavailable: try again shortly");
+  }
+  throw error;
+}
