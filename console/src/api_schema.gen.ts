@@ -304,7 +304,7 @@ export type components = {
          * @description Closed set of error codes (src/core/errors.ts).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "not_implemented" | "internal_error";
+        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "shutting_down" | "not_implemented" | "internal_error";
         ErrorEnvelope: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -877,7 +877,7 @@ export type components = {
         };
     };
     responses: {
-        /** @description Invalid request: malformed JSON, a malformed session id, an invalid query parameter, or a credential sent in the query string (answered on every path before anything else). */
+        /** @description Invalid request: malformed JSON, a malformed session id, an invalid query parameter (including one holding a NUL character, `details.path` naming it as `query.<name>`), or a credential sent in the query string (answered on every path before anything else). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -977,7 +977,7 @@ export type components = {
                 };
             };
         };
-        /** @description Valid JSON failing domain validation, or a routing rejection. */
+        /** @description Valid JSON failing domain validation, or a routing rejection. `details.path` names the field at fault. A model reference in the policy (a rule's `model` or `fallbacks`, `routing.default`) whose provider is malformed answers `invalid_provider_name`, and one naming a provider this service does not know answers `unknown_provider` whether or not the rule matched; a known provider whose model is not in today's catalog is only skipped as unavailable. A string anywhere in the body (values and object keys) holding a NUL character (U+0000) or an unpaired UTF-16 surrogate answers `invalid_request` naming it: such text cannot be stored or sent on. */
         UnprocessableEntity: {
             headers: {
                 [name: string]: unknown;
@@ -991,9 +991,11 @@ export type components = {
                 };
             };
         };
-        /** @description The provider rate-limited the request. */
+        /** @description Rate limited: by the provider (`rate_limited` from a model call), or by this service's own limits (per client address on bootstrap and sign-in and for wrong bearer tokens, per user on every authenticated endpoint); then `Retry-After` gives the seconds to wait and `details.retry_after_seconds` the same. */
         TooManyRequests: {
             headers: {
+                /** @description Seconds until the service-side limit admits the request again (sent with the service's own limits). */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1047,7 +1049,7 @@ export type components = {
                 };
             };
         };
-        /** @description Provider or storage unavailable; fallbacks exhausted; provider credentials missing or rejected. */
+        /** @description Provider or storage unavailable; fallbacks exhausted; provider credentials missing or rejected; the instance is shutting down (execute and continue; retry on another instance). */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -1056,7 +1058,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "fallback_exhausted" | "missing_provider_credentials" | "invalid_provider_credentials" | "provider_authentication" | "provider_unavailable";
+                        code?: "fallback_exhausted" | "missing_provider_credentials" | "invalid_provider_credentials" | "provider_authentication" | "provider_unavailable" | "shutting_down";
                     };
                 };
             };
@@ -1165,6 +1167,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1190,6 +1193,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1215,6 +1219,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1239,6 +1244,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1263,6 +1269,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1290,6 +1297,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1319,6 +1327,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1349,6 +1358,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1377,6 +1387,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1411,6 +1422,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1439,6 +1451,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1554,6 +1567,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1588,6 +1602,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
@@ -1616,6 +1631,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
         };
