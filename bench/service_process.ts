@@ -17,6 +17,14 @@ export interface ServiceProcess {
   pid: number;
   /** The last few error lines the service logged, to explain a failed benchmark. */
   recentErrors(): string[];
+  /** Sends `signal` (e.g. SIGKILL for a crash, SIGTERM for a shutdown). */
+  kill(signal: NodeJS.Signals): void;
+  /**
+   * The exit code once the process ended: 0 for a clean shutdown (the service
+   * logged `stopped`), even where the runtime's child_process reports the
+   * signal it was sent instead of the code (Deno).
+   */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +72,10 @@ export function startService(
       child.once("exit", () => resolve());
       child.kill("SIGTERM");
     });
+  let stopped = false;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code ?? (stopped ? 0 : null)))
+  );
   const errors: string[] = [];
   let partial = "";
   // Keep draining the request log so the pipe never fills, holding on to errors only:
@@ -74,6 +86,7 @@ export function startService(
     for (const l of lines) {
       if (l.includes('"level":"error"') || !l.startsWith("{")) errors.push(l);
     }
+    stopped ||= lines.some((l) => l.includes('"msg":"stopped"'));
     errors.splice(0, Math.max(0, errors.length - KEPT_ERRORS));
   };
   child.on("exit", (code, signal) => errors.push(`(the service exited: ${code ?? signal})`));
@@ -89,6 +102,8 @@ export function startService(
         url: JSON.parse(line).url,
         pid: child.pid!,
         recentErrors: () => [...errors],
+        kill: (signal) => child.kill(signal),
+        exited,
         stop,
       });
     };

@@ -23,7 +23,12 @@ export interface Config {
   databaseUrl?: string;
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
-  limits: { maxRequestBodyBytes: number; providerTimeoutMs: number; rate: RateLimits };
+  limits: {
+    maxRequestBodyBytes: number;
+    providerTimeoutMs: number;
+    rate: RateLimits;
+    shutdownGraceMs: number;
+  };
   /** Browser origins answered with CORS headers; none unless the operator lists them. */
   http: { corsOrigins: string[] };
   /** Keyed by `openai`, `anthropic`, `gemini`, `ollama` or `openai-compat:<name>`. */
@@ -86,6 +91,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.auth.bootstrap_enabled": "boolean",
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
+  "router.limits.shutdown_grace_ms": "positive_int",
   "router.limits.rate.enabled": "boolean",
   "router.limits.rate.anonymous_per_minute": "positive_int",
   "router.limits.rate.anonymous_burst": "positive_int",
@@ -317,6 +323,7 @@ export async function loadConfig(
     limits: {
       maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
       providerTimeoutMs: get("router.limits.provider_timeout_ms", 180000) as number,
+      shutdownGraceMs: get("router.limits.shutdown_grace_ms", 10000) as number,
       rate: {
         enabled: get("router.limits.rate.enabled", true) as boolean,
         anonymousPerMinute: get("router.limits.rate.anonymous_per_minute", 60) as number,

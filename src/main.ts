@@ -1,13 +1,15 @@
 import process from "node:process";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { engineDeps } from "./engine/engine_deps.ts";
+import type { Deps } from "./http/context.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
+import { startInstance } from "./instance_life.ts";
 import { readWebAssets, type WebAssets } from "./http/web_assets.ts";
 import { getMetricsOnListener } from "./http/routes/metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
 import { uuidv7 } from "./platform/ids.ts";
-import type { Deps } from "./http/context.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
 import { openStore } from "./store/open.ts";
@@ -39,6 +41,11 @@ export interface Service {
   metricsUrl?: string;
   config: Config;
   db: Db;
+  /**
+   * Drains (new turns get 503 `shutting_down`, running ones get
+   * `router.limits.shutdown_grace_ms`, what is left is cut like a `break`),
+   * then closes the server and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -106,6 +113,7 @@ export async function startService(
   const signals = await openSupersedeSignals(config.databaseUrl);
   const webAssets = await (runtime.webAssets?.() ?? readWebAssets(BUILT_WEB_ASSETS));
   if (!webAssets) logger.warn("web console not built: run `deno task console:build`", {});
+  let draining = () => false;
   const deps: Deps = {
     db,
     config,
@@ -118,7 +126,18 @@ export async function startService(
     instanceId: uuidv7(),
     ...(webAssets ? { webAssets } : {}),
     telemetry,
+    draining: () => draining(),
   };
+  const engine = engineDeps(deps);
+  const life = await startInstance({
+    db,
+    instance: engine.instance,
+    sole: config.databaseUrl === undefined,
+    watcher: engine.watcher,
+    now: deps.now,
+    logger,
+  });
+  draining = () => life.draining;
   const server = await runtime.serve({
     hostname: config.host,
     port: config.port,
@@ -137,6 +156,11 @@ export async function startService(
     config,
     db,
     async close() {
+      await life.drain(config.limits.shutdownGraceMs).catch((error) =>
+        logger.error("drain failed", { error: (error as Error)?.name })
+      );
+      // The streams of cut turns end with their `turn_end` a moment after their turns.
+      await new Promise((resolve) => setTimeout(resolve, 50));
       await server.close();
       await metricsServer?.close();
       await signals.close();
@@ -169,6 +193,7 @@ export async function runCli(
       stopping = true;
       logger.info("shutting down");
       await service.close();
+      logger.info("stopped");
       process.exit(0);
     };
     process.on("SIGINT", stop);

@@ -51,6 +51,7 @@ export const ERROR_CODES = [
   "request_timeout",
   // service
   "storage_error",
+  "shutting_down",
   "not_implemented",
   "internal_error",
 ] as const;

@@ -66,6 +66,12 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   try {
     const result = await turn.run(live);
     if (hasRecords(live.records)) await writeTurn(deps.db, null, takeRecords(live));
+    // Cut by its own instance (shutdown): nobody waits for a hand-off; the turn ends in error.
+    if (result.kind === "superseded" && guard.cut !== null) {
+      const cut = { kind: "failure" as const, failure: guard.cut };
+      probe.end(outcomeOf(cut));
+      return cut;
+    }
     probe.end(outcomeOf(result));
     if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
     return result;

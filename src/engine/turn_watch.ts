@@ -6,7 +6,9 @@
  * renews all their leases in one statement. Nothing runs while the instance
  * serves no turn, and a stream costs the database nothing of its own.
  */
+import type { Failure } from "../core/errors.ts";
 import type { Queryable } from "../store/db.ts";
+import { releaseClaims } from "../store/instances.ts";
 import { RENEW_EVERY_MS } from "../store/runs.ts";
 import { readSupersedeSeqs, renewClaims } from "../store/run_watch.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
@@ -21,8 +23,10 @@ export interface WatchedTurn {
 }
 
 export interface TurnGuard {
-  /** Aborted when the run is superseded. */
+  /** Aborted when the run is superseded or the instance cuts its turns. */
   readonly signal: AbortSignal;
+  /** Why the instance cut the turn (`cutAll`); null when it was not. */
+  readonly cut: Failure | null;
   stop(): void;
 }
 
@@ -36,11 +40,20 @@ export interface TurnWatcher {
   superseded(runId: string, seq: number): void;
   /** How many turns are watched now. */
   readonly size: number;
+  /** Resolves once no turn is watched, or after `ms`. */
+  settled(ms: number): Promise<void>;
+  /**
+   * Cuts every watched turn as a `break` does (shutdown): their claims are
+   * released (runs idle, `supersede_seq` moved) and each turn ends as a
+   * superseded one, its guard's `cut` saying why.
+   */
+  cutAll(why: Failure): Promise<void>;
 }
 
 interface Entry extends WatchedTurn {
   controller: AbortController;
   unlisten: () => void;
+  cut: Failure | null;
 }
 
 function supersede(entry: Entry): void {
@@ -57,6 +70,7 @@ export function createTurnWatcher(
   let timer: ReturnType<typeof setInterval> | null = null;
   let polling = false;
   let renewedAt = 0;
+  const waiting = new Set<() => void>();
 
   async function tick(): Promise<void> {
     if (polling || turns.size === 0) return;
@@ -84,6 +98,27 @@ export function createTurnWatcher(
     get size() {
       return turns.size;
     },
+    settled(ms) {
+      if (turns.size === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timeout);
+          waiting.delete(done);
+          resolve();
+        };
+        const timeout = setTimeout(done, ms);
+        waiting.add(done);
+      });
+    },
+    async cutAll(why) {
+      const watched = [...turns.values()];
+      if (watched.length === 0) return;
+      await releaseClaims(o.db, watched, o.now());
+      for (const entry of watched) {
+        entry.cut = why;
+        supersede(entry);
+      }
+    },
     superseded(runId, seq) {
       for (const entry of turns.values()) {
         if (entry.runId === runId && seq > entry.seq) supersede(entry);
@@ -91,7 +126,7 @@ export function createTurnWatcher(
     },
     guard(turn) {
       const controller = new AbortController();
-      const entry: Entry = { ...turn, controller, unlisten: () => {} };
+      const entry: Entry = { ...turn, controller, unlisten: () => {}, cut: null };
       entry.unlisten = o.signals.watch(turn.runId, (seq) => {
         if (seq > turn.seq) supersede(entry);
       });
@@ -102,13 +137,16 @@ export function createTurnWatcher(
       }
       return {
         signal: controller.signal,
+        get cut() {
+          return entry.cut;
+        },
         stop() {
           entry.unlisten();
           turns.delete(turn.turnId);
-          if (turns.size === 0 && timer !== null) {
-            clearInterval(timer);
-            timer = null;
-          }
+          if (turns.size > 0) return;
+          if (timer !== null) clearInterval(timer);
+          timer = null;
+          for (const done of [...waiting]) done();
         },
       };
     },

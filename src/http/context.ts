@@ -27,6 +27,8 @@ export interface Deps {
   signals?: SupersedeSignals;
   /** This instance's name, recorded with its run claims. */
   instanceId?: string;
+  /** True once the instance is shutting down: execute and continue answer 503 `shutting_down`. */
+  draining?: () => boolean;
   /** The built console and API reference; absent, `/console` and `/docs` answer 404. */
   webAssets?: WebAssets;
   /** Metrics and traces; absent, nothing is reported. */

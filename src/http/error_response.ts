@@ -43,6 +43,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   request_timeout: 504,
   storage_error: 502,
+  shutting_down: 503,
   not_implemented: 501,
   internal_error: 500,
 };

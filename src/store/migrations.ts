@@ -4,6 +4,7 @@ import m001 from "../../migrations/001_initial.sql" with { type: "text" };
 import m002 from "../../migrations/002_trace_matched_rule.sql" with { type: "text" };
 import m003 from "../../migrations/003_run_handoffs.sql" with { type: "text" };
 import m004 from "../../migrations/004_turn_path.sql" with { type: "text" };
+import m005 from "../../migrations/005_instances.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "002_trace_matched_rule", sql: m002 },
   { version: 3, name: "003_run_handoffs", sql: m003 },
   { version: 4, name: "004_turn_path", sql: m004 },
+  { version: 5, name: "005_instances", sql: m005 },
 ];

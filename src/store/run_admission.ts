@@ -12,7 +12,7 @@
  */
 import type { Queryable } from "./db.ts";
 import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
-import { claimLapsed, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
+import { lapsedColumn, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
 import { RECALL_LIMIT } from "./memories.ts";
 import { notifySuperseded } from "./supersede_signal.ts";
 import { type NewTraceEvent, traceRecord } from "./traces.ts";
@@ -42,7 +42,7 @@ export interface TurnReading {
 }
 
 export type ExecuteClaim =
-  /** `superseded`: the run that was live before (as it was), now idle, or error if its claim lapsed. */
+  /** `superseded`: the run that was live before (as it was), now idle. */
   | {
     kind: "claimed";
     run: RunRow;
@@ -87,8 +87,8 @@ function runFromJson(r: RunJson): RunRow {
 /**
  * Starts a new run in state running, unless a turn is running (in flight). A
  * run awaiting the client is superseded in the same transaction (it goes idle,
- * its pending data cleared, like a break); a running run whose claim lapsed
- * belonged to a crashed instance and goes to error. One statement
+ * its pending data cleared, like a break); so does a running run whose claim
+ * lapsed (lease run out or its instance stopped beating), its cut traced. One statement
  * (`switchyard_claim_execute`): the claim, the prompt's records and the
  * turn's reading travel in one round trip.
  */
@@ -176,13 +176,14 @@ export async function claimForContinue(
   );
   if (claimed.length > 0) return { kind: "claimed", run: claimed[0] };
   // Diagnosis only: the claim above was the atomic part.
-  const live = await db.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs
+  const live = await db.query<RunRow & { lapsed: boolean }>(
+    `SELECT ${RUN_COLUMNS}, ${lapsedColumn("$2")} FROM runs
      WHERE session_id = $1 AND state IN ('running', 'awaiting_client')`,
-    [c.sessionId],
+    [c.sessionId, c.now],
   );
-  const run = live[0];
-  if (run === undefined || claimLapsed(run, c.now)) return { kind: "no_active_run" };
+  const found = live[0];
+  if (found === undefined || found.lapsed) return { kind: "no_active_run" };
+  const { lapsed: _, ...run } = found;
   if (run.state === "running") return { kind: "in_flight", run };
   return { kind: "mismatch", run };
 }
@@ -191,13 +192,19 @@ async function lockSession(tx: Queryable, sessionId: string): Promise<void> {
   await tx.query("SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
 }
 
-async function lockLiveRun(tx: Queryable, sessionId: string): Promise<RunRow | null> {
-  const rows = await tx.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs
+async function lockLiveRun(
+  tx: Queryable,
+  sessionId: string,
+  now: Date,
+): Promise<{ run: RunRow; lapsed: boolean } | null> {
+  const rows = await tx.query<RunRow & { lapsed: boolean }>(
+    `SELECT ${RUN_COLUMNS}, ${lapsedColumn("$2")} FROM runs
      WHERE session_id = $1 AND state IN ('running', 'awaiting_client') FOR UPDATE`,
-    [sessionId],
+    [sessionId, now],
   );
-  return rows[0] ?? null;
+  if (rows[0] === undefined) return null;
+  const { lapsed, ...run } = rows[0];
+  return { run, lapsed };
 }
 
 export interface Superseded {
@@ -225,8 +232,16 @@ export async function supersede(
 ): Promise<Superseded | null> {
   return await inTransaction(db, async (tx) => {
     await lockSession(tx, c.sessionId);
-    const previous = await lockLiveRun(tx, c.sessionId);
-    if (previous === null) return null;
+    const live = await lockLiveRun(tx, c.sessionId, c.now);
+    if (live === null) return null;
+    const previous = live.run;
+    // A turn whose holder is gone cannot record its own cut: it is traced here.
+    if (live.lapsed) {
+      await tx.query("SELECT switchyard_trace_lost_turn(runs, $2) FROM runs WHERE id = $1", [
+        previous.id,
+        c.now,
+      ]);
+    }
     const rows = await tx.query<RunRow>(
       `UPDATE runs
        SET state = 'running', pause = NULL, current_turn = $2, claimed_by = $3, claim_expires = $4,
@@ -235,7 +250,7 @@ export async function supersede(
       [previous.id, c.turnId, c.instance, leaseUntil(c.now, c.leaseMs), c.now],
     );
     await notifySuperseded(tx, previous.id, rows[0].supersede_seq);
-    const cut = previous.state === "running" && !claimLapsed(previous, c.now);
+    const cut = previous.state === "running" && !live.lapsed;
     if (!cut || c.handoffKey === undefined) return { run: rows[0], previous, handoff: null };
     const handoff = { runId: previous.id, seq: rows[0].supersede_seq };
     await openHandoffSlot(tx, { ...handoff, recipientKey: c.handoffKey, now: c.now });

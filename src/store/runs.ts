@@ -6,8 +6,9 @@
  * Fencing: every claim gives the run a fresh `current_turn`; each update by a
  * holder names the turn it holds and does nothing (answers false/null) once
  * another request has superseded it. A claim is a lease (`claim_expires`,
- * CLAIM_LEASE_MS) renewed while the turn streams, so a crashed instance's claim
- * lapses and the next execute can start a new run.
+ * CLAIM_LEASE_MS) renewed while the turn streams, and the holder's instance
+ * beats (store/instances.ts), so a crashed instance's claim lapses within
+ * seconds and the next execute can start a new run.
  */
 import type { Queryable } from "./db.ts";
 
@@ -47,11 +48,12 @@ export function leaseUntil(now: Date, leaseMs = CLAIM_LEASE_MS): Date {
   return new Date(now.getTime() + leaseMs);
 }
 
-/** A running run whose holder stopped renewing: its turn is lost. */
-export function claimLapsed(run: RunRow, now: Date): boolean {
-  return run.state === "running" &&
-    (run.claim_expires === null || run.claim_expires.getTime() <= now.getTime());
-}
+/**
+ * Whether a running run lost its turn at the timestamp parameter `now` (e.g.
+ * `$2`): its lease ran out or its holder stopped beating (migration 005). A
+ * select column named `lapsed`, judged inside the statement that reads the run.
+ */
+export const lapsedColumn = (now: string) => `switchyard_claim_lapsed(runs, ${now}) AS lapsed`;
 
 export async function findRun(db: Queryable, runId: string): Promise<RunRow | null> {
   const rows = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);

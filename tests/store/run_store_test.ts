@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import process from "node:process";
+import { beat, joinInstances, leave } from "../../src/store/instances.ts";
 import { readSupersedeSeqs, renewClaims } from "../../src/store/run_watch.ts";
 import { after, before, describe, test } from "node:test";
 import { uuidv7 } from "../../src/platform/ids.ts";
@@ -209,7 +210,84 @@ for (const store of storesUnderTest(process.env)) {
       );
       const { superseded } = claimed(await execute(db, sessionId, afterLease, "i2"));
       assert.equal(superseded?.id, run.id);
-      assert.equal((await findRun(db, run.id))?.state, "error");
+      assert.equal((await findRun(db, run.id))?.state, "idle");
+    });
+
+    test("a claim of an instance that stopped beating lapses in seconds, traced as lost", async () => {
+      const sessionId = await newSession(db);
+      const holder = `i-${uuidv7()}`;
+      await beat(db, holder, T0);
+      const { run } = claimed(await execute(db, sessionId, T0, holder));
+      // Beating: in flight well past three seconds.
+      await beat(db, holder, later(2500));
+      assert.equal((await execute(db, sessionId, later(5000), "i2")).kind, "in_flight");
+      // Silent for three seconds: lapsed for continue, break and execute alike.
+      const silent = later(5500);
+      const probe = { sessionId, turnId: uuidv7(), instance: "i2", now: silent };
+      assert.equal((await claimForContinue(db, probe)).kind, "no_active_run");
+      const { superseded } = claimed(await execute(db, sessionId, silent, "i2"));
+      assert.equal(superseded?.id, run.id);
+      assert.equal((await findRun(db, run.id))?.state, "idle");
+      const lost = await db.query<{ payload: Record<string, unknown> }>(
+        "SELECT payload FROM trace_events WHERE trace_id = $1",
+        [run.current_turn],
+      );
+      assert.deepEqual(lost.map((e) => e.payload), [{
+        plaintext: {
+          type: "message",
+          role: "assistant",
+          interrupted: true,
+          reason: "instance_lost",
+        },
+      }]);
+    });
+
+    test("a break of a turn whose instance is gone opens no hand-off and traces the loss", async () => {
+      const sessionId = await newSession(db);
+      const holder = `i-${uuidv7()}`;
+      await beat(db, holder, T0);
+      const { run } = claimed(await execute(db, sessionId, T0, holder));
+      const cut = await supersede(db, {
+        sessionId,
+        turnId: uuidv7(),
+        instance: "i2",
+        now: later(3001),
+        handoffKey: "key",
+      });
+      assert.equal(cut?.handoff, null);
+      const lost = await db.query("SELECT 1 FROM trace_events WHERE trace_id = $1", [
+        run.current_turn,
+      ]);
+      assert.equal(lost.length, 1);
+    });
+
+    test("joining as the sole instance cuts every running run of another; leaving drops the row", async () => {
+      const sessionId = await newSession(db);
+      const { run } = claimed(await execute(db, sessionId, T0, `i-${uuidv7()}`));
+      const me = `i-${uuidv7()}`;
+      assert.ok((await joinInstances(db, { instance: me, now: later(1), sole: true })) >= 1);
+      const after = await findRun(db, run.id);
+      assert.equal(after?.state, "idle");
+      assert.equal(after?.claimed_by, null);
+      assert.equal(after?.supersede_seq, run.supersede_seq + 1);
+      assert.equal(claimed(await execute(db, sessionId, later(2), me)).superseded, null);
+      await leave(db, me);
+      assert.deepEqual(await db.query("SELECT 1 FROM instances WHERE id = $1", [me]), []);
+    });
+
+    test("joining beside live instances cuts only the runs of the silent ones", async () => {
+      const live = `i-${uuidv7()}`;
+      const gone = `i-${uuidv7()}`;
+      await beat(db, live, later(9000));
+      await beat(db, gone, T0);
+      const kept = claimed(await execute(db, await newSession(db), T0, live)).run;
+      const lost = claimed(await execute(db, await newSession(db), T0, gone)).run;
+      await joinInstances(db, { instance: `i-${uuidv7()}`, now: later(10_000), sole: false });
+      assert.equal((await findRun(db, kept.id))?.state, "running");
+      assert.equal((await findRun(db, lost.id))?.state, "idle");
+      assert.deepEqual(await db.query("SELECT 1 FROM instances WHERE id = $1", [gone]), []);
+      await beat(db, live, later(10_000));
+      assert.equal((await findRun(db, kept.id))?.claimed_by, live);
     });
 
     test("renewing keeps the claim alive past the first lease", async () => {

@@ -48,6 +48,7 @@ describe("configuration", () => {
           userBurst: 1000,
           trustForwardedFor: false,
         },
+        shutdownGraceMs: 10000,
       },
       http: { corsOrigins: [] },
       providers: {},
@@ -123,6 +124,7 @@ bootstrap_enabled = false
 [router.limits]
 max_request_body_bytes = 2048
 provider_timeout_ms = 5000
+shutdown_grace_ms = 2500
 [router.limits.rate]
 enabled = false
 anonymous_per_minute = 5
@@ -157,6 +159,7 @@ models = ["qwen3-8b"]
           userBurst: 50,
           trustForwardedFor: true,
         },
+        shutdownGraceMs: 2500,
       });
       assert.deepEqual(c.providers, {
         openai: { base_url: "http://127.0.0.1:9999/v1" },

@@ -6,11 +6,13 @@ import { wantsStream } from "../../engine/start_run.ts";
 import { readJsonObject } from "../body.ts";
 import { parseContinueRequest } from "../continue_request.ts";
 import type { Endpoint } from "../context.ts";
+import { acceptTurns } from "../shutdown_gate.ts";
 import { liveSession } from "./sessions.ts";
 
 export const continueEndpoint: Endpoint = {
   auth: "bearer",
   async handle(ctx) {
+    acceptTurns(ctx.deps);
     const session = await liveSession(ctx);
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
     const continuation = parseContinueRequest(body);

@@ -8,6 +8,7 @@ import { readJsonObject } from "../body.ts";
 import type { Endpoint } from "../context.ts";
 import { Envelope } from "../continue_request.ts";
 import { parseTurnRequest } from "../turn_request.ts";
+import { acceptTurns } from "../shutdown_gate.ts";
 import { liveSession } from "./sessions.ts";
 
 /**
@@ -31,6 +32,7 @@ function sealedPrompt(body: Record<string, unknown>): SealedEnvelope | undefined
 export const executeEndpoint: Endpoint = {
   auth: "bearer",
   async handle(ctx) {
+    acceptTurns(ctx.deps);
     const session = await liveSession(ctx);
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
     const request = parseTurnRequest(body);
