@@ -1,6 +1,8 @@
 -- A turn in two round trips to the store (issue 10): one call claims the run,
--- stores the prompt and reads what the turn needs; one call writes everything
--- the turn produced together with the run transition that ends or pauses it.
+-- stores the prompt and reads what the turn needs (`switchyard_claim_execute`,
+-- migration 005, since it judges claims by instance liveness); one call writes
+-- everything the turn produced together with the run transition that ends or
+-- pauses it.
 -- Both are PL/pgSQL functions so that each runs as one statement (one round
 -- trip, one implicit transaction, cached plans for their inner statements)
 -- while each inner statement still takes a fresh snapshot, so row locks work
@@ -101,85 +103,5 @@ BEGIN
     moved := FOUND;
   END IF;
   RETURN switchyard_append_records(w, moved) || jsonb_build_object('moved', moved);
-END
-$$;
-
--- `execute`'s admission (decisions.md §7) as one statement: lock the session,
--- refuse while a turn runs (its claim not lapsed), supersede a run awaiting the
--- client (idle; a lapsed running run goes to error) and announce it, start the
--- new run, cancel the superseded pause's tool calls in the trace (with
--- `c.cancelled_call` as the payload template), store `c.records` (the prompt),
--- and read what the turn needs: history and the recalled memory.
-CREATE FUNCTION switchyard_claim_execute(c jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-  claimed_session uuid := (c ->> 'session_id')::uuid;
-  now_at timestamptz := (c ->> 'now')::timestamptz;
-  live runs;
-  claimed runs;
-  bumped integer;
-  cancelled jsonb := '[]'::jsonb;
-  written jsonb;
-  recall integer := (c ->> 'recall_limit')::int;
-BEGIN
-  PERFORM 1 FROM sessions WHERE id = claimed_session FOR NO KEY UPDATE;
-  SELECT * INTO live FROM runs
-  WHERE runs.session_id = claimed_session
-    AND state IN ('running', 'awaiting_client') FOR UPDATE;
-  IF live.id IS NOT NULL AND live.state = 'running' AND live.claim_expires > now_at THEN
-    RETURN jsonb_build_object('kind', 'in_flight', 'run', to_jsonb(live));
-  END IF;
-  IF live.id IS NOT NULL THEN
-    UPDATE runs SET state = CASE WHEN live.state = 'running' THEN 'error' ELSE 'idle' END,
-                    pause = NULL, claimed_by = NULL, claim_expires = NULL,
-                    supersede_seq = supersede_seq + 1, updated_at = now_at
-    WHERE id = live.id RETURNING supersede_seq INTO bumped;
-    PERFORM pg_notify('switchyard_supersede', live.id::text || ':' || bumped::text);
-    IF c ? 'cancelled_call' AND live.pause ->> 'kind' = 'tool' THEN
-      SELECT coalesce(jsonb_agg(jsonb_set(c -> 'cancelled_call', '{payload,plaintext}',
-                                          (c -> 'cancelled_call' -> 'payload' -> 'plaintext')
-                                          || jsonb_build_object('call_id', p ->> 'call_id',
-                                                                'tool_name', p ->> 'name'))
-                                ORDER BY ord), '[]'::jsonb)
-      INTO cancelled
-      FROM jsonb_array_elements(live.pause -> 'calls') WITH ORDINALITY AS t (p, ord);
-    END IF;
-  END IF;
-  INSERT INTO runs (id, session_id, state, run_input, current_turn, claimed_by, claim_expires,
-                    created_at, updated_at)
-  VALUES ((c ->> 'run_id')::uuid, claimed_session, 'running', coalesce(c -> 'run_input', '{}'::jsonb),
-          (c ->> 'turn_id')::uuid, c ->> 'instance', (c ->> 'lease_until')::timestamptz, now_at,
-          now_at)
-  RETURNING * INTO claimed;
-  -- The cancelled calls come first in the trace, then the prompt's records.
-  written := switchyard_append_records(jsonb_build_object(
-    'messages', coalesce(c -> 'records' -> 'messages', '[]'::jsonb),
-    'trace', cancelled || coalesce(c -> 'records' -> 'trace', '[]'::jsonb)
-  ), true);
-  RETURN jsonb_build_object(
-    'kind', 'claimed',
-    'run', to_jsonb(claimed),
-    'superseded', CASE WHEN live.id IS NULL THEN NULL ELSE to_jsonb(live) END,
-    'message_seqs', written -> 'message_seqs',
-    'history', CASE WHEN c ? 'read' THEN (
-      SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'seq', m.seq, 'run_id', m.run_id, 'role', m.role, 'content', m.content,
-               'constrained', m.constrained) ORDER BY m.seq), '[]'::jsonb)
-      FROM messages m WHERE m.session_id = claimed_session) END,
-    'memory', CASE WHEN c ? 'read' THEN (
-      SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'id', r.id, 'session_id', r.session_id, 'key', r.key, 'value', r.value)
-             ORDER BY r.session_id IS NULL DESC, r.updated_at DESC, r.id DESC), '[]'::jsonb)
-      FROM (
-        (SELECT * FROM memories mu
-         WHERE mu.user_id = (c -> 'read' ->> 'user_id')::uuid AND mu.session_id IS NULL
-         ORDER BY mu.updated_at DESC, mu.id DESC LIMIT recall)
-        UNION ALL
-        (SELECT * FROM memories ms
-         WHERE ms.user_id = (c -> 'read' ->> 'user_id')::uuid
-           AND ms.session_id = claimed_session
-         ORDER BY ms.updated_at DESC, ms.id DESC LIMIT recall)
-      ) AS r) END
-  );
 END
 $$;

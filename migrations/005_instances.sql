@@ -62,10 +62,15 @@ BEGIN
 END
 $$;
 
--- execute's admission (migration 004) judging a claim by its holder's heartbeat
--- too: a running run whose claim lapsed goes idle like a superseded turn (what
--- was persisted stays) and its cut is traced.
-CREATE OR REPLACE FUNCTION switchyard_claim_execute(c jsonb) RETURNS jsonb
+-- `execute`'s admission (decisions.md §7) as one statement: lock the session,
+-- refuse while a turn runs (its claim neither expired nor held by a silent
+-- instance), supersede a run awaiting the client and announce it (a running run
+-- whose claim lapsed goes idle like a superseded turn, its cut traced), start
+-- the new run, cancel the superseded pause's tool calls in the trace (with
+-- `c.cancelled_call` as the payload template), store `c.records` (the prompt,
+-- through migration 004's `switchyard_append_records`), and read what the turn
+-- needs: history and the recalled memory.
+CREATE FUNCTION switchyard_claim_execute(c jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
   claimed_session uuid := (c ->> 'session_id')::uuid;
