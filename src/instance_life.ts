@@ -10,6 +10,7 @@ import type { TurnWatcher } from "./engine/turn_watch.ts";
 import type { Logger } from "./log.ts";
 import type { Queryable } from "./store/db.ts";
 import { beat, HEARTBEAT_EVERY_MS, joinInstances, leave } from "./store/instances.ts";
+import { isStorageFault } from "./store/storage_fault.ts";
 
 /** How long cut turns get to write what they produced and end their streams. */
 const CUT_SETTLE_MS = 5_000;
@@ -54,5 +55,26 @@ export async function startInstance(o: {
       clearInterval(timer);
       await leave(o.db, o.instance);
     },
+  };
+}
+
+/**
+ * What an instance does with an error nothing caught. A driver socket can
+ * report a lost connection after its owner stopped listening (seen under Bun
+ * with postgres.js while the server was down): the request it served already
+ * failed with storage_error, so the instance goes on. Anything else is a bug:
+ * the instance stops, and its heartbeat lapsing hands its turns on.
+ */
+export function uncaughtHandler(
+  logger: Logger,
+  exit: (code: number) => void,
+): (error: unknown) => void {
+  return (error) => {
+    if (isStorageFault(error)) {
+      logger.warn("late connection error", { code: (error as { code: string }).code });
+      return;
+    }
+    logger.error("uncaught error", { error: error instanceof Error ? error.name : typeof error });
+    exit(1);
   };
 }

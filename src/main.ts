@@ -3,7 +3,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { engineDeps } from "./engine/engine_deps.ts";
 import type { Deps } from "./http/context.ts";
 import { createHandler, type Handler } from "./http/handler.ts";
-import { startInstance } from "./instance_life.ts";
+import { startInstance, uncaughtHandler } from "./instance_life.ts";
 import { readWebAssets, type WebAssets } from "./http/web_assets.ts";
 import { getMetricsOnListener } from "./http/routes/metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -198,6 +198,7 @@ export async function runCli(
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    process.on("uncaughtException", uncaughtHandler(logger, (code) => process.exit(code)));
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

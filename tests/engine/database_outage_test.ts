@@ -94,76 +94,83 @@ if (adminUrl) {
       openai.enqueue(openAiReply({ text: "before the outage" }));
       assert.equal((await execute(before, "hello")).body.status, "completed");
 
-      // Steady load from the start: every answer is a 200 or a storage_error, never a 500.
+      // Steady load from the start: every answer is a 200 or a storage_error, never a 500. It
+      // stops with the test, however the test ends, and waits a macrotask between requests: a
+      // failed query can answer within microtasks, and a loop of those would starve every timer.
       let loading = true;
       const seen = new Map<string, number>();
-      const load = Array.from({ length: 4 }, async () => {
+      const load = Promise.all(Array.from({ length: 4 }, async () => {
         while (loading) {
-          const r = await call(app, "GET", "/api/v1/sessions", { token: alice.token });
+          const r = await call(app, "GET", "/api/v1/sessions", { token: alice.token })
+            .catch((error) => ({ status: "threw", body: { error: { code: error?.code } } }));
           const key = `${r.status} ${r.body?.error?.code ?? ""}`.trim();
           seen.set(key, (seen.get(key) ?? 0) + 1);
+          await new Promise((resolve) => setTimeout(resolve, 1));
         }
-      });
+      }));
+      try {
+        // A turn streaming when the database goes: it ends, with an error turn_end.
+        openai.enqueue(openAiStream(["one ", "two ", "three ", "four"], 150));
+        const cutTurn = await newSession();
+        const stream = await openStream(
+          app,
+          `/api/v1/sessions/${cutTurn}/execute`,
+          alice.token,
+          turn("count"),
+          KEY,
+        );
+        await stream.until("text_delta");
+        await proxy.cut();
 
-      // A turn streaming when the database goes: it ends, with an error turn_end.
-      openai.enqueue(openAiStream(["one ", "two ", "three ", "four"], 150));
-      const cutTurn = await newSession();
-      const stream = await openStream(
-        app,
-        `/api/v1/sessions/${cutTurn}/execute`,
-        alice.token,
-        turn("count"),
-        KEY,
-      );
-      await stream.until("text_delta");
-      await proxy.cut();
+        assert.deepEqual((await prompt(call(app, "GET", "/status"))).status, 200);
+        assertStorageError(
+          await prompt(call(app, "GET", "/api/v1/sessions", { token: alice.token })),
+        );
+        assertStorageError(await prompt(call(app, "POST", "/api/v1/auth/bootstrap")));
+        assertStorageError(
+          await prompt(call(app, "POST", "/api/v1/auth/sign-in", {
+            headers: { "x-router-api-key": alice.apiKey },
+          })),
+        );
+        assertStorageError(await prompt(execute(before, "during the outage")));
+        assertStorageError(
+          await prompt(
+            call(app, "GET", `/api/v1/sessions/${before}/traces`, { token: alice.token }),
+          ),
+        );
+        const ended = (await stream.until("turn_end")).at(-1);
+        assert.equal(ended.type, "turn_end");
+        assert.equal(ended.status, "error");
+        assert.equal(ended.data.error.code, "storage_error");
 
-      assert.deepEqual((await prompt(call(app, "GET", "/status"))).status, 200);
-      assertStorageError(
-        await prompt(call(app, "GET", "/api/v1/sessions", { token: alice.token })),
-      );
-      assertStorageError(await prompt(call(app, "POST", "/api/v1/auth/bootstrap")));
-      assertStorageError(
-        await prompt(call(app, "POST", "/api/v1/auth/sign-in", {
-          headers: { "x-router-api-key": alice.apiKey },
-        })),
-      );
-      assertStorageError(await prompt(execute(before, "during the outage")));
-      assertStorageError(
-        await prompt(call(app, "GET", `/api/v1/sessions/${before}/traces`, { token: alice.token })),
-      );
-      const ended = (await stream.until("turn_end")).at(-1);
-      assert.equal(ended.type, "turn_end");
-      assert.equal(ended.status, "error");
-      assert.equal(ended.data.error.code, "storage_error");
-
-      await proxy.restore();
-      // Back without a restart: reads, writes, sign-up, sign-in and a whole turn.
-      assert.equal(
-        (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).status,
-        200,
-      );
-      const bob = await signUp(app);
-      assert.equal((await call(app, "GET", "/api/v1/auth/me", { token: bob.token })).status, 200);
-      const after = await newSession();
-      openai.enqueue(openAiReply({ text: "after the outage" }));
-      const done = await execute(after, "hello again");
-      assert.equal(done.status, 200);
-      assert.equal(done.body.data.message.content, "after the outage");
-      openai.enqueue(openAiReply({ text: "same session again" }));
-      assert.equal((await execute(before, "and again")).body.status, "completed");
-      const detail = await call(app, "GET", `/api/v1/sessions/${before}`, { token: alice.token });
-      assert.equal(detail.status, 200);
-      assert.equal(detail.body.session.messages.length, 4);
-      for (const path of ["traces", "usage"]) {
-        const r = await call(app, "GET", `/api/v1/sessions/${before}/${path}`, {
-          token: alice.token,
-        });
-        assert.equal(r.status, 200);
+        await proxy.restore();
+        // Back without a restart: reads, writes, sign-up, sign-in and a whole turn.
+        assert.equal(
+          (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).status,
+          200,
+        );
+        const bob = await signUp(app);
+        assert.equal((await call(app, "GET", "/api/v1/auth/me", { token: bob.token })).status, 200);
+        const after = await newSession();
+        openai.enqueue(openAiReply({ text: "after the outage" }));
+        const done = await execute(after, "hello again");
+        assert.equal(done.status, 200);
+        assert.equal(done.body.data.message.content, "after the outage");
+        openai.enqueue(openAiReply({ text: "same session again" }));
+        assert.equal((await execute(before, "and again")).body.status, "completed");
+        const detail = await call(app, "GET", `/api/v1/sessions/${before}`, { token: alice.token });
+        assert.equal(detail.status, 200);
+        assert.equal(detail.body.session.messages.length, 4);
+        for (const path of ["traces", "usage"]) {
+          const r = await call(app, "GET", `/api/v1/sessions/${before}/${path}`, {
+            token: alice.token,
+          });
+          assert.equal(r.status, 200);
+        }
+      } finally {
+        loading = false;
+        await load;
       }
-
-      loading = false;
-      await Promise.all(load);
       assert.deepEqual([...seen.keys()].sort(), ["200", "502 storage_error"]);
     });
 
