@@ -57,10 +57,6 @@ async function openMigratedStore(config: Config, runtime: Runtime, logger: Logge
   const db = await openStore(config, runtime.pgliteAssets);
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
-  // A new embedded store is made by a throwaway PGlite instance (initdb) whose
-  // hundreds of MB of WASM memory would otherwise stay resident until memory
-  // pressure: collect them once, before serving.
-  if (db.driver === "pglite") runtime.collectGarbage?.();
   return db;
 }
 
@@ -138,6 +134,10 @@ export async function startService(
     logger,
   });
   draining = () => life.draining;
+  // Start-up leaves garbage that would otherwise stay resident until memory pressure: the
+  // migrations, the web assets' hashing and, for a new embedded store, a throwaway PGlite
+  // instance (initdb) with hundreds of MB of WASM memory. Collect it once, before serving.
+  runtime.collectGarbage?.();
   const server = await runtime.serve({
     hostname: config.host,
     port: config.port,

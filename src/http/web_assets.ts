@@ -1,13 +1,18 @@
 /**
  * The web console's and the API reference's built files (`deno task console:build` writes them
- * to `dist/web/`), held in memory and served outside `/api/v1`. Names are `<app>/<file>`, e.g.
+ * to `dist/web/`), served outside `/api/v1`. Only their names, types and ETags stay in memory:
+ * the bytes are read when asked for (the API reference alone is megabytes an instance that never
+ * serves it should not hold). Names are `<app>/<file>`, e.g.
  * `console/index.html`; every file but an app's `index.html` carries a content hash in its name,
  * so it can be cached for good while the page that names it is revalidated on every load.
  */
 import { readdir, readFile } from "node:fs/promises";
 
+/** Reads a file's bytes: from `dist/web/`, or from the single-file binary. */
+export type ReadFile = () => Promise<Uint8Array>;
+
 export interface WebAsset {
-  body: Uint8Array;
+  read: ReadFile;
   contentType: string;
   etag: string;
   /** The name carries a content hash: the bytes behind it never change. */
@@ -39,14 +44,14 @@ async function etagOf(body: Uint8Array): Promise<string> {
   return `"${hex}"`;
 }
 
-/** The asset table of files given by name. */
-export async function webAssets(files: Record<string, Uint8Array>): Promise<WebAssets> {
+/** The asset table of files given by name; each is read once here, for its ETag. */
+export async function webAssets(files: Record<string, ReadFile>): Promise<WebAssets> {
   const table = new Map<string, WebAsset>();
-  for (const [name, body] of Object.entries(files)) {
+  for (const [name, read] of Object.entries(files)) {
     table.set(name, {
-      body,
+      read,
       contentType: contentTypeOf(name),
-      etag: await etagOf(body),
+      etag: await etagOf(await read()),
       immutable: !name.endsWith("/index.html"),
     });
   }
@@ -55,7 +60,7 @@ export async function webAssets(files: Record<string, Uint8Array>): Promise<WebA
 
 /** The build output in `dir` (one folder per app), or null when it has not been built. */
 export async function readWebAssets(dir: URL): Promise<WebAssets | null> {
-  const files: Record<string, Uint8Array> = {};
+  const files: Record<string, ReadFile> = {};
   for (const app of ["console", "docs"]) {
     let names: string[];
     try {
@@ -64,7 +69,8 @@ export async function readWebAssets(dir: URL): Promise<WebAssets | null> {
       return null;
     }
     for (const name of names) {
-      files[`${app}/${name}`] = new Uint8Array(await readFile(new URL(`${app}/${name}`, dir)));
+      const path = new URL(`${app}/${name}`, dir);
+      files[`${app}/${name}`] = async () => new Uint8Array(await readFile(path));
     }
   }
   return await webAssets(files);
@@ -72,8 +78,10 @@ export async function readWebAssets(dir: URL): Promise<WebAssets | null> {
 
 /** The gzip of an asset, compressed once and kept. */
 export function gzipped(asset: WebAsset): Promise<Uint8Array> {
-  asset.gzipped ??= new Response(
-    new Blob([asset.body as BlobPart]).stream().pipeThrough(new CompressionStream("gzip")),
-  ).bytes();
+  asset.gzipped ??= asset.read().then((body) =>
+    new Response(
+      new Blob([body as BlobPart]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).bytes()
+  );
   return asset.gzipped;
 }

@@ -57,13 +57,12 @@ const pgliteAssets = async (): Promise<PgliteAssets> => ({
 
 // The console and API reference, imported as files by dist/web/embed.ts (`deno task
 // console:build` writes it), ride along in the single-file binary the same way.
-const embeddedWebAssets = async () => {
-  const files: Record<string, Uint8Array> = {};
-  for (const [name, path] of Object.entries(webFiles)) {
-    files[name] = new Uint8Array(await Bun.file(path).arrayBuffer());
-  }
-  return await webAssets(files);
-};
+const embeddedWebAssets = () =>
+  webAssets(Object.fromEntries(
+    Object.entries(webFiles).map((
+      [name, path],
+    ) => [name, async () => new Uint8Array(await Bun.file(path).arrayBuffer())]),
+  ));
 
 await runCli(Bun.argv.slice(2), { ...Bun.env }, {
   serve,

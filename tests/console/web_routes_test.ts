@@ -10,6 +10,8 @@ import { webAssets } from "../../src/http/web_assets.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
+/** A file as the asset table reads it. */
+const bytes = (text: string) => () => Promise.resolve(encode(text));
 
 async function get(app: TestApp, path: string, headers: Record<string, string> = {}) {
   return await app.handler(new Request(`http://127.0.0.1${path}`, { headers }));
@@ -23,11 +25,11 @@ describe("web console routes", () => {
   before(async () => {
     app = await createTestApp({
       webAssets: await webAssets({
-        "console/index.html": encode("<!doctype html><title>console</title>"),
-        "console/app-ABC123.js": encode(script),
-        "console/app-DEF456.css": encode("body{margin:0}"),
-        "docs/index.html": encode("<!doctype html><title>docs</title>"),
-        "docs/scalar-0123.js": encode("window.Scalar={}"),
+        "console/index.html": bytes("<!doctype html><title>console</title>"),
+        "console/app-ABC123.js": bytes(script),
+        "console/app-DEF456.css": bytes("body{margin:0}"),
+        "docs/index.html": bytes("<!doctype html><title>docs</title>"),
+        "docs/scalar-0123.js": bytes("window.Scalar={}"),
       }),
     });
     bare = await createTestApp();

@@ -45,7 +45,7 @@ async function serveAsset(ctx: RequestContext, name: string): Promise<Response> 
     headers.set("content-encoding", "gzip");
     return new Response(await gzipped(asset) as BodyInit, { headers });
   }
-  return new Response(asset.body as BodyInit, { headers });
+  return new Response(await asset.read() as BodyInit, { headers });
 }
 
 /** `GET /<app>`: the app's page. */
