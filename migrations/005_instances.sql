@@ -124,11 +124,13 @@ BEGIN
     'run', to_jsonb(claimed),
     'superseded', CASE WHEN live.id IS NULL THEN NULL ELSE to_jsonb(live) END,
     'message_seqs', written -> 'message_seqs',
+    -- Earlier runs' messages as [seq, role, content, constrained]: built on every turn over
+    -- the whole history, so arrays rather than objects (about half the time).
     'history', CASE WHEN c ? 'read' THEN (
-      SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'seq', m.seq, 'run_id', m.run_id, 'role', m.role, 'content', m.content,
-               'constrained', m.constrained) ORDER BY m.seq), '[]'::jsonb)
-      FROM messages m WHERE m.session_id = claimed_session) END,
+      SELECT coalesce(jsonb_agg(jsonb_build_array(m.seq, m.role, m.content, m.constrained)
+                                ORDER BY m.seq), '[]'::jsonb)
+      FROM messages m
+      WHERE m.session_id = claimed_session AND m.run_id IS DISTINCT FROM claimed.id) END,
     'memory', CASE WHEN c ? 'read' THEN (
       SELECT coalesce(jsonb_agg(jsonb_build_object(
                'id', r.id, 'session_id', r.session_id, 'key', r.key, 'value', r.value)

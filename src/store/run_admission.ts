@@ -29,11 +29,15 @@ export interface ClaimRequest {
   leaseMs?: number;
 }
 
-/** What the claimed turn reads to start: history and the recalled memory (migration 004). */
+/**
+ * What the claimed turn reads to start (migration 005): the history of earlier
+ * runs (`run_id` is left null: the claimed run's own prompt is left out in SQL)
+ * and the recalled memory.
+ */
 export interface TurnReading {
   history: {
     seq: number;
-    run_id: string | null;
+    run_id: null;
     role: string;
     content: Record<string, unknown>;
     constrained: boolean;
@@ -115,7 +119,8 @@ export async function claimForExecute(
     run: RunJson;
     superseded: RunJson | null;
     message_seqs: number[];
-    history: TurnReading["history"] | null;
+    /** [seq, role, content, constrained] of each message of an earlier run. */
+    history: [number, string, Record<string, unknown>, boolean][] | null;
     memory: TurnReading["memory"] | null;
   };
   try {
@@ -134,9 +139,18 @@ export async function claimForExecute(
     run: runFromJson(answer.run),
     superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
     messageSeqs: answer.message_seqs,
-    ...(answer.history === null || answer.memory === null
-      ? {}
-      : { reading: { history: answer.history, memory: answer.memory } }),
+    ...(answer.history === null || answer.memory === null ? {} : {
+      reading: {
+        history: answer.history.map(([seq, role, content, constrained]) => ({
+          seq,
+          run_id: null,
+          role,
+          content,
+          constrained,
+        })),
+        memory: answer.memory,
+      },
+    }),
   };
 }
 

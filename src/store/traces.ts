@@ -88,12 +88,19 @@ export async function listTraceEvents(
   sessionId: string,
   window: { limit: number; offset: number },
 ): Promise<TraceEventRow[]> {
-  // Ordered by the qualified column: a bare `seq` would name the text output column.
+  // A row whose payload is an array holds that many events (turn_writes.ts, traceRows), each
+  // with the row's other fields. Ordered by the qualified column: a bare `seq` would name the
+  // text output column.
   const rows = await db.query<TraceEventRow & { has_rule: boolean }>(
-    `SELECT seq::text AS seq, session_id, trace_id, event_type, task_type, provider, model,
-            matched_rule, matched_rule IS NOT NULL AS has_rule, payload, created_at
-     FROM trace_events WHERE session_id = $1
-     ORDER BY trace_events.seq LIMIT $2 OFFSET $3`,
+    `SELECT t.seq::text AS seq, t.session_id, t.trace_id, t.event_type, t.task_type, t.provider,
+            t.model, t.matched_rule, t.matched_rule IS NOT NULL AS has_rule,
+            coalesce(grouped.payload, t.payload) AS payload, t.created_at
+     FROM trace_events t
+     LEFT JOIN LATERAL jsonb_array_elements(
+       CASE WHEN jsonb_typeof(t.payload) = 'array' THEN t.payload END
+     ) WITH ORDINALITY AS grouped (payload, n) ON true
+     WHERE t.session_id = $1
+     ORDER BY t.seq, grouped.n LIMIT $2 OFFSET $3`,
     [sessionId, window.limit, window.offset],
   );
   return rows.map(({ has_rule, ...row }) => ({

@@ -66,14 +66,46 @@ function messageRecord(m: TurnMessage) {
   };
 }
 
+type TraceRow = Omit<ReturnType<typeof traceRecord>, "payload"> & {
+  payload: Record<string, unknown> | Record<string, unknown>[];
+  message_index?: number;
+};
+
+/**
+ * The trace rows of a turn's events: a run of events that differ only in
+ * their payload is one row whose payload is the array of theirs (traces.ts
+ * reads it back as those events). A turn weighs every history message and
+ * traces each as a context_selection event, so in a deep session this keeps
+ * the rows a turn inserts to a handful instead of one per message.
+ */
+export function traceRows(events: readonly TurnTraceEvent[]): TraceRow[] {
+  const rows: TraceRow[] = [];
+  let runKey: string | null = null;
+  for (const e of events) {
+    const { payload, ...header } = traceRecord(e);
+    if (e.messageIndex !== undefined) {
+      rows.push({ ...header, payload, message_index: e.messageIndex });
+      runKey = null;
+      continue;
+    }
+    const key = JSON.stringify(header);
+    const last = rows.at(-1);
+    if (key === runKey && last !== undefined) {
+      if (Array.isArray(last.payload)) last.payload.push(payload);
+      else last.payload = [last.payload, payload];
+    } else {
+      rows.push({ ...header, payload });
+      runKey = key;
+    }
+  }
+  return rows;
+}
+
 /** The records as the store functions of migration 004 take them. */
 export function recordsDocument(r: TurnRecords) {
   return {
     messages: r.messages.map(messageRecord),
-    trace: r.trace.map((e) => ({
-      ...traceRecord(e),
-      ...(e.messageIndex === undefined ? {} : { message_index: e.messageIndex }),
-    })),
+    trace: traceRows(r.trace),
     usage: r.usage.map(usageRecord),
   };
 }

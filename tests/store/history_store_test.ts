@@ -20,7 +20,13 @@ import { migrate } from "../../src/store/migrate.ts";
 import { claimForExecute } from "../../src/store/run_admission.ts";
 import { getSealedContent, putSealedContent } from "../../src/store/sealed_content.ts";
 import { deleteSession, insertSession, listMessages } from "../../src/store/sessions.ts";
-import { appendTraceEvent, appendTraceEvents, listTraceEvents } from "../../src/store/traces.ts";
+import {
+  appendTraceEvent,
+  appendTraceEvents,
+  listTraceEvents,
+  type TraceEventRow,
+} from "../../src/store/traces.ts";
+import { type TurnTraceEvent, writeTurn } from "../../src/store/turn_writes.ts";
 import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
@@ -216,6 +222,89 @@ for (const store of storesUnderTest(process.env)) {
         }),
         [],
       );
+    });
+
+    test("a turn's run of events alike but for their payload is one row, read back as the events", async () => {
+      const sessionId = await newSession(db);
+      const base = {
+        sessionId,
+        traceId: uuidv7(),
+        taskType: "code",
+        provider: "openai",
+        model: "gpt-4o",
+        now: at(2),
+      };
+      const context = (label: string) => ({
+        ...base,
+        eventType: "context_selection" as const,
+        payload: { plaintext: { path: null, kind: "message", label, included: true } },
+      });
+      const reply = { id: uuidv7(), sessionId, role: "assistant", content: { plaintext: "hi" } };
+      const trace: TurnTraceEvent[] = [
+        { ...base, eventType: "classification", matchedRule: 0, payload: { plaintext: {} } },
+        context("1"),
+        context("2"),
+        context("3"),
+        { ...context("4"), now: at(3) },
+        {
+          ...base,
+          eventType: "message",
+          messageIndex: 0,
+          payload: { plaintext: { role: "assistant" } },
+        },
+        { ...base, eventType: "message", payload: { plaintext: { role: "tool" } } },
+        context("5"),
+        context("6"),
+      ];
+      await writeTurn(db, null, {
+        messages: [{ ...reply, now: at(2) }],
+        trace,
+        usage: [],
+      });
+      const rows = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM trace_events WHERE session_id = $1",
+        [sessionId],
+      );
+      // classification, context 1-3, context 4 (a later time), the reply's message, the tool
+      // message, context 5-6.
+      assert.equal(rows[0].n, 6);
+
+      const events = await listTraceEvents(db, sessionId, { limit: 50, offset: 0 });
+      const shown = (e: TraceEventRow) =>
+        `${e.event_type}:${
+          (e.payload.plaintext as { label?: string; role?: string }).label ??
+            (e.payload.plaintext as { role?: string }).role ?? ""
+        }`;
+      assert.deepEqual(events.map(shown), [
+        "classification:",
+        "context_selection:1",
+        "context_selection:2",
+        "context_selection:3",
+        "context_selection:4",
+        "message:assistant",
+        "message:tool",
+        "context_selection:5",
+        "context_selection:6",
+      ]);
+      assert.deepEqual(events.map((e) => e.created_at.toISOString()), [
+        ...Array(4).fill(at(2).toISOString()),
+        at(3).toISOString(),
+        ...Array(4).fill(at(2).toISOString()),
+      ]);
+      assert.ok(events.slice(1, 4).every((e) => e.model === "gpt-4o" && e.task_type === "code"));
+      assert.equal(events[0].matched_rule, 0);
+      assert.equal(events[1].matched_rule, undefined);
+      // The reply's event got its message's seq.
+      assert.equal((events[5].payload.plaintext as { seq?: number }).seq, 1);
+      // Windows cut through a row's events as through any others.
+      for (const [offset, limit] of [[2, 2], [3, 3], [0, 1], [7, 5], [8, 1]]) {
+        const window = await listTraceEvents(db, sessionId, { limit, offset });
+        assert.deepEqual(
+          window.map(shown),
+          events.slice(offset, offset + limit).map(shown),
+          `offset ${offset}, limit ${limit}`,
+        );
+      }
     });
 
     test("usage events keep unreported counts null, exact costs, and drop figures when sealed", async () => {
