@@ -62,6 +62,42 @@ BEGIN
 END
 $$;
 
+-- What a turn reads besides its run, shared by the claim and by preview (which
+-- reads it with the token): the session's messages of runs other than
+-- `leave_out` (null: every message), oldest first, as [seq, role, content, constrained] (arrays, not
+-- objects: this is built over the whole history on every turn), and the
+-- recalled memory, the user's newest `recall` entries then the session's.
+CREATE FUNCTION switchyard_history(of_session uuid, leave_out uuid) RETURNS jsonb
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
+    SELECT coalesce(jsonb_agg(jsonb_build_array(m.seq, m.role, m.content, m.constrained)
+                              ORDER BY m.seq), '[]'::jsonb)
+    FROM messages m
+    WHERE m.session_id = of_session
+      AND (leave_out IS NULL OR m.run_id IS DISTINCT FROM leave_out));
+END
+$$;
+
+CREATE FUNCTION switchyard_recall(of_user uuid, of_session uuid, recall integer) RETURNS jsonb
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+             'id', r.id, 'session_id', r.session_id, 'key', r.key, 'value', r.value)
+           ORDER BY r.session_id IS NULL DESC, r.updated_at DESC, r.id DESC), '[]'::jsonb)
+    FROM (
+      (SELECT * FROM memories mu
+       WHERE mu.user_id = of_user AND mu.session_id IS NULL
+       ORDER BY mu.updated_at DESC, mu.id DESC LIMIT recall)
+      UNION ALL
+      (SELECT * FROM memories ms
+       WHERE ms.user_id = of_user AND ms.session_id = of_session
+       ORDER BY ms.updated_at DESC, ms.id DESC LIMIT recall)
+    ) AS r);
+END
+$$;
+
 -- `execute`'s admission (decisions.md §7) as one statement: lock the session,
 -- refuse while a turn runs (its claim neither expired nor held by a silent
 -- instance), supersede a run awaiting the client and announce it (a running run
@@ -69,7 +105,7 @@ $$;
 -- the new run, cancel the superseded pause's tool calls in the trace (with
 -- `c.cancelled_call` as the payload template), store `c.records` (the prompt,
 -- through migration 004's `switchyard_append_records`), and read what the turn
--- needs: history and the recalled memory.
+-- needs: history and the recalled memory (above).
 CREATE FUNCTION switchyard_claim_execute(c jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -124,27 +160,9 @@ BEGIN
     'run', to_jsonb(claimed),
     'superseded', CASE WHEN live.id IS NULL THEN NULL ELSE to_jsonb(live) END,
     'message_seqs', written -> 'message_seqs',
-    -- Earlier runs' messages as [seq, role, content, constrained]: built on every turn over
-    -- the whole history, so arrays rather than objects (about half the time).
-    'history', CASE WHEN c ? 'read' THEN (
-      SELECT coalesce(jsonb_agg(jsonb_build_array(m.seq, m.role, m.content, m.constrained)
-                                ORDER BY m.seq), '[]'::jsonb)
-      FROM messages m
-      WHERE m.session_id = claimed_session AND m.run_id IS DISTINCT FROM claimed.id) END,
-    'memory', CASE WHEN c ? 'read' THEN (
-      SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'id', r.id, 'session_id', r.session_id, 'key', r.key, 'value', r.value)
-             ORDER BY r.session_id IS NULL DESC, r.updated_at DESC, r.id DESC), '[]'::jsonb)
-      FROM (
-        (SELECT * FROM memories mu
-         WHERE mu.user_id = (c -> 'read' ->> 'user_id')::uuid AND mu.session_id IS NULL
-         ORDER BY mu.updated_at DESC, mu.id DESC LIMIT recall)
-        UNION ALL
-        (SELECT * FROM memories ms
-         WHERE ms.user_id = (c -> 'read' ->> 'user_id')::uuid
-           AND ms.session_id = claimed_session
-         ORDER BY ms.updated_at DESC, ms.id DESC LIMIT recall)
-      ) AS r) END
+    'history', CASE WHEN c ? 'read' THEN switchyard_history(claimed_session, claimed.id) END,
+    'memory', CASE WHEN c ? 'read' THEN
+      switchyard_recall((c -> 'read' ->> 'user_id')::uuid, claimed_session, recall) END
   );
 END
 $$;

@@ -69,7 +69,7 @@ export function historyFrom(
   });
 }
 
-/** Reads only the store, the session, the run to leave out and the seal, so preview can call it. */
+/** The history a continued turn weighs: the session's messages of other runs, opened by the seal. */
 export async function loadHistory(
   t: HistoryScope & {
     deps: Pick<TurnContext["deps"], "db">;
@@ -92,7 +92,7 @@ export function memoryFrom(
   });
 }
 
-/** Reads only the store, the session and the seal, so preview can call it (with no seal). */
+/** The memory a continued turn recalls (user memory first), sealed values opened by the seal. */
 export async function loadMemory(
   t: Pick<TurnContext, "seal"> & {
     deps: Pick<TurnContext["deps"], "db">;

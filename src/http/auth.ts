@@ -1,7 +1,7 @@
 import { parseBearer, parseToken } from "../core/credential_format.ts";
 import { ServiceError } from "../core/errors.ts";
 import { digestsEqual, sha256Hex } from "../platform/secrets.ts";
-import { findToken, findTokenWithSession } from "../store/tokens.ts";
+import { findToken, findTokenWithSession, type TokenRow } from "../store/tokens.ts";
 import type { Deps, Principal } from "./context.ts";
 
 const invalidToken = () => ServiceError.of("invalid_token", "invalid token");
@@ -14,6 +14,7 @@ export async function authenticate(
   request: Request,
   deps: Deps,
   sessionId?: string,
+  options: { reading?: boolean } = {},
 ): Promise<Principal> {
   const header = request.headers.get("authorization");
   if (header === null) {
@@ -26,9 +27,13 @@ export async function authenticate(
   const parsed = raw === null ? null : parseToken(raw);
   if (parsed === null) throw invalidToken();
   // A request on a session reads the session with the token, in one round trip.
-  const found = sessionId === undefined
-    ? { token: await findToken(deps.db, parsed.tokenId), session: undefined }
-    : await findTokenWithSession(deps.db, parsed.tokenId, sessionId);
+  const found: Awaited<ReturnType<typeof findTokenWithSession>> | {
+    token: TokenRow | null;
+    session?: undefined;
+    reading?: undefined;
+  } = sessionId === undefined
+    ? { token: await findToken(deps.db, parsed.tokenId) }
+    : await findTokenWithSession(deps.db, parsed.tokenId, sessionId, options);
   const row = found.token;
   // Hash even when the row is missing, so an unknown id costs the same as a wrong secret.
   const presented = sha256Hex(parsed.secret);
@@ -43,5 +48,6 @@ export async function authenticate(
     userId: row.user_id,
     tokenId: row.id,
     ...(found.session === undefined ? {} : { session: found.session }),
+    ...(found.reading === undefined ? {} : { reading: found.reading }),
   };
 }

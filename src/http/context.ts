@@ -3,6 +3,7 @@ import type { Logger } from "../log.ts";
 import type { ListingCache } from "../providers/listing.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
+import type { TurnReading } from "../store/run_admission.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
@@ -43,6 +44,8 @@ export interface Principal {
    * user's); absent when the path names none or the handler did not read it.
    */
   session?: SessionRow | null;
+  /** That session's history and recalled memory, read with it for an endpoint that `readsTurn`. */
+  reading?: TurnReading;
 }
 
 export interface RequestContext {
@@ -60,5 +63,7 @@ export interface Endpoint {
   auth: "none" | "bearer";
   /** An unauthenticated endpoint limited per client address (router.limits.rate.anonymous_*). */
   limitByAddress?: boolean;
+  /** Reads the session's history and memory with the token (one round trip: preview). */
+  readsTurn?: boolean;
   handle(ctx: RequestContext): Promise<Response>;
 }

@@ -42,6 +42,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         request,
         deps,
         sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
+        { reading: endpoint.readsTurn === true },
       );
     } catch (error) {
       // A wrong token costs its address a token, so tokens cannot be guessed at full speed.

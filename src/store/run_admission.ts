@@ -30,9 +30,9 @@ export interface ClaimRequest {
 }
 
 /**
- * What the claimed turn reads to start (migration 005): the history of earlier
- * runs (`run_id` is left null: the claimed run's own prompt is left out in SQL)
- * and the recalled memory.
+ * What a turn reads to start (migration 005): the session's history (of the
+ * earlier runs: `run_id` is left null, the claimed run's own prompt is left out
+ * in SQL) and the recalled memory.
  */
 export interface TurnReading {
   history: {
@@ -43,6 +43,35 @@ export interface TurnReading {
     constrained: boolean;
   }[];
   memory: { id: string; session_id: string | null; key: string; value: Record<string, unknown> }[];
+}
+
+/** [seq, role, content, constrained] of each message, as `switchyard_history` gives them. */
+export type HistoryArrays = [number, string, Record<string, unknown>, boolean][];
+
+/** The reading of `switchyard_history` and `switchyard_recall` (migration 005). */
+export function readingFrom(history: HistoryArrays, memory: TurnReading["memory"]): TurnReading {
+  return {
+    history: history.map(([seq, role, content, constrained]) => ({
+      seq,
+      run_id: null,
+      role,
+      content,
+      constrained,
+    })),
+    memory,
+  };
+}
+
+/** The reading of session `session` (every message), in one statement. */
+export async function readTurn(
+  db: Queryable,
+  session: { id: string; user_id: string },
+): Promise<TurnReading> {
+  const rows = await db.query<{ history: HistoryArrays; memory: TurnReading["memory"] }>(
+    `SELECT switchyard_history($1, NULL) AS history, switchyard_recall($2, $1, $3) AS memory`,
+    [session.id, session.user_id, RECALL_LIMIT],
+  );
+  return readingFrom(rows[0].history, rows[0].memory);
 }
 
 export type ExecuteClaim =
@@ -119,8 +148,7 @@ export async function claimForExecute(
     run: RunJson;
     superseded: RunJson | null;
     message_seqs: number[];
-    /** [seq, role, content, constrained] of each message of an earlier run. */
-    history: [number, string, Record<string, unknown>, boolean][] | null;
+    history: HistoryArrays | null;
     memory: TurnReading["memory"] | null;
   };
   try {
@@ -139,18 +167,9 @@ export async function claimForExecute(
     run: runFromJson(answer.run),
     superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
     messageSeqs: answer.message_seqs,
-    ...(answer.history === null || answer.memory === null ? {} : {
-      reading: {
-        history: answer.history.map(([seq, role, content, constrained]) => ({
-          seq,
-          run_id: null,
-          role,
-          content,
-          constrained,
-        })),
-        memory: answer.memory,
-      },
-    }),
+    ...(answer.history === null || answer.memory === null
+      ? {}
+      : { reading: readingFrom(answer.history, answer.memory) }),
   };
 }
 

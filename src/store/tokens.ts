@@ -1,4 +1,6 @@
 import type { Queryable } from "./db.ts";
+import { RECALL_LIMIT } from "./memories.ts";
+import { type HistoryArrays, readingFrom, type TurnReading } from "./run_admission.ts";
 import type { SessionRow } from "./sessions.ts";
 
 export interface TokenRow {
@@ -36,25 +38,39 @@ export async function revokeToken(db: Queryable, id: string, now: Date): Promise
   );
 }
 
+const TOKEN_WITH_SESSION = `SELECT t.id, t.user_id, t.secret_hash, t.expires_at, t.revoked_at,
+            s.id AS s_id, s.title AS s_title, s.scope AS s_scope, s.key_id AS s_key_id,
+            s.archived AS s_archived, s.metadata AS s_metadata, s.created_at AS s_created_at,
+            s.updated_at AS s_updated_at`;
+const FROM_TOKEN_AND_SESSION =
+  "FROM tokens t LEFT JOIN sessions s ON s.id = $2 AND s.user_id = t.user_id WHERE t.id = $1";
+const READING = `CASE WHEN s.id IS NOT NULL THEN switchyard_history(s.id, NULL) END AS r_history,
+            CASE WHEN s.id IS NOT NULL THEN switchyard_recall(t.user_id, s.id, $3) END AS r_memory`;
+
 /**
  * The token and, in the same round trip, the session `sessionId` of the
  * token's owner (null when there is none): what an authenticated request on a
- * session reads before anything else. The caller checks the token first.
+ * session reads before anything else. With `reading` (preview), also that
+ * session's history and recalled memory, as a turn would read them. The caller
+ * checks the token before using any of it.
  */
 export async function findTokenWithSession(
   db: Queryable,
   tokenId: string,
   sessionId: string,
-): Promise<{ token: TokenRow | null; session: SessionRow | null }> {
-  const rows = await db.query<TokenRow & { [column: `s_${string}`]: unknown }>(
-    `SELECT t.id, t.user_id, t.secret_hash, t.expires_at, t.revoked_at,
-            s.id AS s_id, s.title AS s_title, s.scope AS s_scope, s.key_id AS s_key_id,
-            s.archived AS s_archived, s.metadata AS s_metadata, s.created_at AS s_created_at,
-            s.updated_at AS s_updated_at
-     FROM tokens t LEFT JOIN sessions s ON s.id = $2 AND s.user_id = t.user_id
-     WHERE t.id = $1`,
-    [tokenId, sessionId],
-  );
+  options: { reading?: boolean } = {},
+): Promise<{ token: TokenRow | null; session: SessionRow | null; reading?: TurnReading }> {
+  type Row = TokenRow & { [column: `s_${string}`]: unknown } & {
+    r_history?: HistoryArrays | null;
+    r_memory?: TurnReading["memory"] | null;
+  };
+  const rows = options.reading
+    ? await db.query<Row>(`${TOKEN_WITH_SESSION}, ${READING} ${FROM_TOKEN_AND_SESSION}`, [
+      tokenId,
+      sessionId,
+      RECALL_LIMIT,
+    ])
+    : await db.query<Row>(`${TOKEN_WITH_SESSION} ${FROM_TOKEN_AND_SESSION}`, [tokenId, sessionId]);
   const row = rows[0];
   if (row === undefined) return { token: null, session: null };
   const { id, user_id, secret_hash, expires_at, revoked_at } = row;
@@ -71,5 +87,9 @@ export async function findTokenWithSession(
     created_at: row.s_created_at,
     updated_at: row.s_updated_at,
   } as SessionRow;
-  return { token, session };
+  return {
+    token,
+    session,
+    ...(row.r_history && row.r_memory ? { reading: readingFrom(row.r_history, row.r_memory) } : {}),
+  };
 }

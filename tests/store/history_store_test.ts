@@ -17,7 +17,7 @@ import {
   replaceMessageContent,
 } from "../../src/store/messages.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { claimForExecute } from "../../src/store/run_admission.ts";
+import { claimForExecute, readTurn } from "../../src/store/run_admission.ts";
 import { getSealedContent, putSealedContent } from "../../src/store/sealed_content.ts";
 import { deleteSession, insertSession, listMessages } from "../../src/store/sessions.ts";
 import {
@@ -406,6 +406,12 @@ for (const store of storesUnderTest(process.env)) {
       const both = await recallMemories(db, userId, sessionId);
       assert.deepEqual(both.user.map((m) => m.key), ["editor"]);
       assert.deepEqual(both.session.map((m) => m.key), listed.map((m) => m.key));
+      // A turn's reading (migration 005, preview's and execute's) recalls the same, in order.
+      const reading = await readTurn(db, { id: sessionId, user_id: userId });
+      assert.deepEqual(
+        reading.memory.map((m) => [m.key, m.value, m.session_id]),
+        [...both.user, ...both.session].map((m) => [m.key, m.value, m.session_id]),
+      );
 
       assert.equal(await forgetMemory(db, { ...user, key: "editor" }), true);
       assert.equal(await forgetMemory(db, { ...user, key: "editor" }), false);
@@ -414,6 +420,35 @@ for (const store of storesUnderTest(process.env)) {
 
       assert.equal(await deleteSession(db, userId, sessionId), true);
       assert.deepEqual(await listMemories(db, session), []);
+    });
+
+    test("preview's reading holds every message oldest first, those of no run included", async () => {
+      const userId = await newUser(db);
+      const sessionId = await newSession(db, userId);
+      for (let i = 0; i < 3; i++) {
+        await appendMessage(db, {
+          id: uuidv7(),
+          sessionId,
+          runId: null,
+          role: i % 2 === 0 ? "user" : "assistant",
+          content: { plaintext: `m${i}` },
+          constrained: i === 2,
+          now: at(i),
+        });
+      }
+      const reading = await readTurn(db, { id: sessionId, user_id: userId });
+      assert.deepEqual(reading.history, [
+        { seq: 1, run_id: null, role: "user", content: { plaintext: "m0" }, constrained: false },
+        {
+          seq: 2,
+          run_id: null,
+          role: "assistant",
+          content: { plaintext: "m1" },
+          constrained: false,
+        },
+        { seq: 3, run_id: null, role: "user", content: { plaintext: "m2" }, constrained: true },
+      ]);
+      assert.deepEqual(reading.memory, []);
     });
 
     test("approvals are recorded per run", async () => {

@@ -5,36 +5,28 @@
  * credentials and catalogs give the same bytes.
  */
 import { previewTurn } from "../../core/preview.ts";
-import type { HistoryMessage } from "../../core/run_items.ts";
 import { ServiceError } from "../../core/errors.ts";
-import { loadHistory, loadMemory } from "../../engine/turn_records.ts";
+import { historyFrom, memoryFrom } from "../../engine/turn_records.ts";
 import { parseCredentialHeaders } from "../../providers/credentials.ts";
 import { listingTimeoutMs } from "../../providers/listing.ts";
 import { catalogForRequest, catalogInput } from "../../providers/request_catalog.ts";
-import type { SessionRow } from "../../store/sessions.ts";
+import { readTurn } from "../../store/run_admission.ts";
 import { readJsonObject } from "../body.ts";
-import type { Deps, Endpoint } from "../context.ts";
+import type { Endpoint } from "../context.ts";
 import { jsonResponse } from "../error_response.ts";
 import { parseTurnRequest } from "../turn_request.ts";
 import { liveSession } from "./sessions.ts";
 
-/**
- * History the preview may weigh: what execute would load for the turn it
- * describes. An encrypted session contributes none: its messages are
- * envelopes the service cannot open (decisions.md §8). A plaintext session's
- * stored messages come through the engine's own loader, so preview and
- * execute never disagree on what history is.
- */
-async function previewHistory(deps: Deps, session: SessionRow): Promise<HistoryMessage[]> {
-  if (session.key_id !== null) return [];
-  // Preview starts no run, so no run id matches and every stored message counts.
-  return await loadHistory({ deps, session, runId: "", seal: null });
-}
+/** Preview starts no run and has no seal: every stored message counts, sealed ones stay shut. */
+const NO_RUN = { runId: "", seal: null };
 
 export const previewEndpoint: Endpoint = {
   auth: "bearer",
+  readsTurn: true,
   async handle(ctx) {
     const session = await liveSession(ctx);
+    // Read with the token, as execute's claim reads it (migration 005).
+    const reading = ctx.principal.reading ?? await readTurn(ctx.deps.db, session);
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
     const request = parseTurnRequest(body);
     if (!request.ok) throw new ServiceError(request.failure);
@@ -49,9 +41,10 @@ export const previewEndpoint: Endpoint = {
     const preview = previewTurn({
       request: request.value,
       ...catalogInput(rc),
-      history: await previewHistory(ctx.deps, session),
+      // An encrypted session's messages are envelopes the service cannot open (decisions.md §8).
+      history: session.key_id === null ? historyFrom(NO_RUN, reading.history) : [],
       // What execute would place in the preamble; sealed session memory stays unopened.
-      memory: await loadMemory({ deps: ctx.deps, session, seal: null }),
+      memory: memoryFrom(NO_RUN, reading.memory),
     });
     if (!preview.ok) throw new ServiceError(preview.failure);
     return jsonResponse(preview.value);
