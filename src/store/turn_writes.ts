@@ -80,25 +80,32 @@ type TraceRow = Omit<ReturnType<typeof traceRecord>, "payload"> & {
  */
 export function traceRows(events: readonly TurnTraceEvent[]): TraceRow[] {
   const rows: TraceRow[] = [];
-  let runKey: string | null = null;
+  let previous: TurnTraceEvent | null = null;
   for (const e of events) {
-    const { payload, ...header } = traceRecord(e);
-    if (e.messageIndex !== undefined) {
-      rows.push({ ...header, payload, message_index: e.messageIndex });
-      runKey = null;
-      continue;
-    }
-    const key = JSON.stringify(header);
     const last = rows.at(-1);
-    if (key === runKey && last !== undefined) {
-      if (Array.isArray(last.payload)) last.payload.push(payload);
-      else last.payload = [last.payload, payload];
+    if (
+      previous !== null && last !== undefined && e.messageIndex === undefined &&
+      sameButPayload(previous, e)
+    ) {
+      if (Array.isArray(last.payload)) last.payload.push(e.payload);
+      else last.payload = [last.payload, e.payload];
     } else {
-      rows.push({ ...header, payload });
-      runKey = key;
+      rows.push({
+        ...traceRecord(e),
+        ...(e.messageIndex === undefined ? {} : { message_index: e.messageIndex }),
+      });
     }
+    previous = e.messageIndex === undefined ? e : null;
   }
   return rows;
+}
+
+/** Whether two events differ in their payload only (a row's fields, as traceRecord writes them). */
+function sameButPayload(a: TurnTraceEvent, b: TurnTraceEvent): boolean {
+  return a.sessionId === b.sessionId && a.traceId === b.traceId &&
+    a.eventType === b.eventType && (a.taskType ?? null) === (b.taskType ?? null) &&
+    (a.provider ?? null) === (b.provider ?? null) && (a.model ?? null) === (b.model ?? null) &&
+    a.matchedRule === b.matchedRule && a.now.getTime() === b.now.getTime();
 }
 
 /** The records as the store functions of migration 004 take them. */
