@@ -29,6 +29,8 @@ export interface Runtime {
   serve: Serve;
   /** Embedded PGlite assets, for a single-file build that cannot read them from node_modules. */
   pgliteAssets?: () => Promise<PgliteAssets>;
+  /** The embedded store's worker module, for a single-file build that bundles it elsewhere. */
+  pgliteWorker?: string;
   /** The console and API reference embedded in a single-file build; else read from dist/web/. */
   webAssets?: () => Promise<WebAssets>;
   /** A full garbage collection, where the runtime offers one. */
@@ -54,7 +56,10 @@ const BUILT_WEB_ASSETS = new URL("../dist/web/", import.meta.url);
 
 /** Opens the store and applies pending migrations. */
 async function openMigratedStore(config: Config, runtime: Runtime, logger: Logger): Promise<Db> {
-  const db = await openStore(config, runtime.pgliteAssets);
+  const db = await openStore(config, {
+    assets: runtime.pgliteAssets,
+    workerModule: runtime.pgliteWorker,
+  });
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });
   return db;

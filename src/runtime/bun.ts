@@ -64,9 +64,14 @@ const embeddedWebAssets = () =>
     ) => [name, async () => new Uint8Array(await Bun.file(path).arrayBuffer())]),
   ));
 
+// `deno task build` bundles the embedded store's worker as a second entry point, which a
+// single-file binary keeps beside this one under the entries' common folder (src/).
+const compiled = import.meta.url.includes("/$bunfs/");
+
 await runCli(Bun.argv.slice(2), { ...Bun.env }, {
   serve,
   pgliteAssets,
+  ...(compiled ? { pgliteWorker: "./store/pglite_worker.ts" } : {}),
   collectGarbage: () => Bun.gc(true),
   webAssets: embeddedWebAssets,
 });

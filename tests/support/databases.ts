@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { openPglite } from "../../src/store/pglite_driver.ts";
+import { openPgliteThread } from "../../src/store/pglite_thread.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import type { Db } from "../../src/store/db.ts";
 
@@ -26,7 +26,7 @@ export async function createScratchDatabase(adminUrl: string): Promise<ScratchDa
   };
 }
 
-/** The store implementations every store test runs against: PGlite always, PostgreSQL when configured. */
+/** The store implementations every store test runs against: PGlite (on its own thread, as the service runs it) always, PostgreSQL when configured. */
 export interface StoreUnderTest {
   name: string;
   open(): Promise<
@@ -42,7 +42,7 @@ export function storesUnderTest(env: Record<string, string | undefined>): StoreU
   const stores: StoreUnderTest[] = [{
     name: "PGlite",
     async open() {
-      const db = await openPglite("memory://");
+      const db = await openPgliteThread("memory://");
       return { db, dispose: () => db.close() };
     },
   }];

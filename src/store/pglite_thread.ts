@@ -1,0 +1,123 @@
+/**
+ * The embedded store on a thread of its own (pglite_worker.ts), behind the same
+ * Db interface as every driver. Statements reach PGlite in the order they are
+ * sent; a transaction holds the others back until it ends, as PGlite's own
+ * `transaction` does on one thread.
+ */
+import type { Db, Queryable } from "./db.ts";
+import type { PgliteAssets } from "./pglite_driver.ts";
+
+type Request =
+  | { kind: "open"; path: string; assets?: PgliteAssets }
+  | { kind: "query"; text: string; params: readonly unknown[] }
+  | { kind: "exec"; text: string }
+  | { kind: "close" };
+export type StoreRequest = Request & { id: number };
+
+export type StoreReply =
+  | { id: number; rows: unknown[] }
+  | { id: number; error: Record<string, unknown> };
+
+/** The driver's error again, with its fields (a `code` decides storage faults and conflicts). */
+function rebuiltError(fields: Record<string, unknown>): Error {
+  const { name, message, ...rest } = fields;
+  return Object.assign(new Error(String(message)), { name: String(name) }, rest);
+}
+
+/**
+ * Opens PGlite at `path` (a data directory, or `memory://`) on its own thread,
+ * running `workerModule` (a single-file build names where it embedded it).
+ */
+export async function openPgliteThread(
+  path: string,
+  assets?: PgliteAssets,
+  workerModule: string = new URL("./pglite_worker.ts", import.meta.url).href,
+): Promise<Db> {
+  const worker = new Worker(workerModule, {
+    type: "module",
+  });
+  let next = 0;
+  const waiting = new Map<
+    number,
+    { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }
+  >();
+  worker.onmessage = ({ data: reply }: MessageEvent<StoreReply>) => {
+    const pending = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if ("error" in reply) pending?.reject(rebuiltError(reply.error));
+    else pending?.resolve(reply.rows);
+  };
+  // A worker that cannot start (or dies) fails what waits on it, never hangs it.
+  let broken: Error | null = null;
+  worker.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    broken = new Error(`the embedded store's thread failed: ${event.message}`);
+    for (const pending of waiting.values()) pending.reject(broken);
+    waiting.clear();
+  };
+  const send = (request: Request) =>
+    new Promise<unknown[]>((resolve, reject) => {
+      if (broken !== null) return reject(broken);
+      const id = next++;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id });
+    });
+
+  // Transactions take turns (`queue`); statements outside them wait while one is open (`open`).
+  let queue: Promise<void> = Promise.resolve();
+  let open: Promise<void> | null = null;
+  const direct: Queryable = {
+    query: async <T>(text: string, params: readonly unknown[] = []) =>
+      await send({ kind: "query", text, params }) as T[],
+    exec: async (text: string) => void await send({ kind: "exec", text }),
+  };
+  const outsideTransactions = async () => {
+    while (open !== null) await open;
+  };
+
+  try {
+    await send({ kind: "open", path, ...(assets === undefined ? {} : { assets }) });
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+  return {
+    driver: "pglite",
+    async query<T>(text: string, params?: readonly unknown[]) {
+      await outsideTransactions();
+      return await direct.query<T>(text, params);
+    },
+    async exec(text) {
+      await outsideTransactions();
+      await direct.exec(text);
+    },
+    async transaction(fn) {
+      let end!: () => void;
+      const mine = new Promise<void>((resolve) => end = resolve);
+      const previous = queue;
+      queue = previous.then(() => mine);
+      await previous;
+      // Set in the same tick as BEGIN is sent: a statement sent before it runs before it.
+      open = mine;
+      try {
+        await direct.exec("BEGIN");
+        try {
+          const result = await fn(direct);
+          await direct.exec("COMMIT");
+          return result;
+        } catch (error) {
+          await direct.exec("ROLLBACK").catch(() => {});
+          throw error;
+        }
+      } finally {
+        open = null;
+        end();
+      }
+    },
+    async close() {
+      await queue;
+      await send({ kind: "close" });
+      worker.terminate();
+    },
+  };
+}

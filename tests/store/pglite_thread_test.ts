@@ -1,0 +1,73 @@
+/**
+ * The embedded store on its own thread (src/store/pglite_thread.ts): what the
+ * Db interface promises on one thread holds across it too.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Db } from "../../src/store/db.ts";
+import { openPgliteThread } from "../../src/store/pglite_thread.ts";
+import { isUniqueViolation } from "../../src/store/transaction.ts";
+
+describe("PGlite on its own thread", () => {
+  let db: Db;
+  before(async () => {
+    db = await openPgliteThread("memory://");
+    await db.exec("CREATE TABLE t (n int PRIMARY KEY, at timestamptz, doc jsonb)");
+  });
+  after(() => db.close());
+
+  test("a statement sent while a transaction is open waits for its end, outside it", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => release = resolve);
+    const rolledBack = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO t (n) VALUES (1)");
+      await gate;
+      throw new Error("roll back");
+    });
+    // Sent while the transaction holds its insert: were it run inside, the rollback would take it.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const outside = db.query("INSERT INTO t (n) VALUES (2) RETURNING n");
+    release();
+    await assert.rejects(rolledBack, /roll back/);
+    assert.deepEqual(await outside, [{ n: 2 }]);
+    assert.deepEqual(await db.query("SELECT n FROM t ORDER BY n"), [{ n: 2 }]);
+    await db.exec("DELETE FROM t");
+  });
+
+  test("transactions begun together run one after the other", async () => {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
+    const first = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO t (n) VALUES (1)");
+      await pause();
+      throw new Error("roll back");
+    });
+    const second = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO t (n) VALUES (2)");
+      await pause();
+      return await tx.query<{ n: number }>("SELECT n FROM t ORDER BY n");
+    });
+    await assert.rejects(first, /roll back/);
+    assert.deepEqual(await second, [{ n: 2 }], "the second saw none of the first");
+    assert.deepEqual(await db.query("SELECT n FROM t ORDER BY n"), [{ n: 2 }]);
+    await db.exec("DELETE FROM t");
+  });
+
+  test("values and driver errors cross the thread as they are", async () => {
+    const at = new Date("2026-03-01T10:00:00.000Z");
+    const rows = await db.query<{ n: number; at: Date; doc: unknown }>(
+      "INSERT INTO t (n, at, doc) VALUES ($1, $2, $3::jsonb) RETURNING n, at, doc",
+      [7, at, JSON.stringify({ a: [1, "x"] })],
+    );
+    assert.deepEqual(rows, [{ n: 7, at, doc: { a: [1, "x"] } }]);
+    assert.ok(rows[0].at instanceof Date);
+    const duplicate = await db.query("INSERT INTO t (n) VALUES (7)").catch((e) => e);
+    assert.ok(duplicate instanceof Error);
+    assert.ok(isUniqueViolation(duplicate), String((duplicate as { code?: unknown }).code));
+    await db.exec("DELETE FROM t");
+  });
+
+  test("a thread that cannot start fails the open instead of hanging it", async () => {
+    const missing = new URL("./no_such_worker.ts", import.meta.url).href;
+    await assert.rejects(openPgliteThread("memory://", undefined, missing), /thread failed/);
+  });
+});
