@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { call, signUp } from "../support/app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { createEngineApp, ollamaReply, openAiReply } from "../support/engine_app.ts";
-import { openPgliteThread } from "../../src/store/pglite_thread.ts";
+import { openPglite } from "../../src/store/pglite_driver.ts";
 
 let openai: FakeProvider;
 let ollama: FakeProvider;
@@ -102,7 +102,7 @@ describe("privacy", () => {
 
 describe("restart", () => {
   test("a run waiting for tool results is continued by a restarted service", async () => {
-    const db = await openPgliteThread("memory://");
+    const db = await openPglite("memory://");
     const before = await createEngineApp({ openai: openai.url, ollama: ollama.url, db });
     const alice = await signUp(before);
     const created = await call(before, "POST", "/api/v1/sessions", {

@@ -13,7 +13,7 @@ import type { Db } from "../../src/store/db.ts";
 import type { SupersedeSignals } from "../../src/store/supersede_signal.ts";
 import type { Telemetry } from "../../src/telemetry/telemetry.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { openPgliteThread } from "../../src/store/pglite_thread.ts";
+import { openPglite } from "../../src/store/pglite_driver.ts";
 import { assertMatchesOpenApi } from "./openapi.ts";
 
 /** A settable clock, so token expiry is tested without waiting. */
@@ -57,14 +57,19 @@ export interface TestAppOptions {
   telemetry?: Telemetry;
 }
 
-/** The whole service in process, on an in-memory PGlite on its own thread (or the store given). */
+/**
+ * The whole service in process, on an in-memory PGlite (or the store given). The PGlite is on
+ * the test's own thread: a worker per app costs a WASM compile each (seconds under Bun, over
+ * hundreds of apps). The store's own thread is covered by the store tests (storesUnderTest) and
+ * by every test that starts the service as a process.
+ */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = await loadConfig([], {});
   config.storagePath = "memory://";
   config.providers = { ...config.providers, ...options.providers };
   options.configure?.(config);
   const registry = registryFromConfig(config);
-  const store = options.db ?? await openPgliteThread("memory://");
+  const store = options.db ?? await openPglite("memory://");
   await migrate(store);
   const db = options.telemetry?.instrumentDb(store, 1) ?? store;
   const logger = memoryLogger();
