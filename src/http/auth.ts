@@ -1,7 +1,7 @@
 import { parseBearer, parseToken } from "../core/credential_format.ts";
 import { ServiceError } from "../core/errors.ts";
 import { digestsEqual, sha256Hex } from "../platform/secrets.ts";
-import { findToken, findTokenWithSession, type TokenRow } from "../store/tokens.ts";
+import { findToken, findTokenWithSession } from "../store/tokens.ts";
 import type { Deps, Principal } from "./context.ts";
 
 const invalidToken = () => ServiceError.of("invalid_token", "invalid token");
@@ -27,11 +27,7 @@ export async function authenticate(
   const parsed = raw === null ? null : parseToken(raw);
   if (parsed === null) throw invalidToken();
   // A request on a session reads the session with the token, in one round trip.
-  const found: Awaited<ReturnType<typeof findTokenWithSession>> | {
-    token: TokenRow | null;
-    session?: undefined;
-    reading?: undefined;
-  } = sessionId === undefined
+  const found = sessionId === undefined
     ? { token: await findToken(deps.db, parsed.tokenId) }
     : await findTokenWithSession(deps.db, parsed.tokenId, sessionId, options);
   const row = found.token;
@@ -47,7 +43,7 @@ export async function authenticate(
   return {
     userId: row.user_id,
     tokenId: row.id,
-    ...(found.session === undefined ? {} : { session: found.session }),
-    ...(found.reading === undefined ? {} : { reading: found.reading }),
+    ...("session" in found ? { session: found.session } : {}),
+    ...("reading" in found ? { reading: found.reading } : {}),
   };
 }
