@@ -161,6 +161,10 @@ export async function runTelemetryBench(turns = 400, previews = 1500): Promise<v
       db,
       telemetry,
       providers: { openai: { base_url: `${provider.url}/v1`, models: [BENCH_MODEL] } },
+      // Thousands of requests from one user within a minute: the per-user limit would refuse them.
+      configure: (config) => {
+        config.limits.rate.enabled = false;
+      },
     });
     // One user in the shared store: bootstrap works once.
     alice ??= await signUp(app);
