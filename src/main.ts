@@ -140,8 +140,8 @@ export async function startService(
   });
   draining = () => life.draining;
   // Start-up leaves garbage that would otherwise stay resident until memory pressure: the
-  // migrations, the web assets' hashing and, for a new embedded store, a throwaway PGlite
-  // instance (initdb) with hundreds of MB of WASM memory. Collect it once, before serving.
+  // migrations' and the web assets' hashing. Collect it once, before serving. (The embedded
+  // store's thread collects its own, pglite_worker.ts.)
   runtime.collectGarbage?.();
   const server = await runtime.serve({
     hostname: config.host,
