@@ -2,15 +2,20 @@
  * Where a loaded service spends its CPU: starts the service under the V8
  * inspector, drives buffered turns at 32 clients (provider answering in
  * 20 ms) while the CPU profiler samples, and prints the top functions by
- * self time. `deno task bench:profile [pglite|postgres]`.
+ * self time. `deno task bench:profile [pglite|postgres] [top] [depth]`: with
+ * `depth`, one session is first driven to 150 turns and the profile is of its
+ * next 50, one at a time (what a deep session adds to a turn).
  */
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
-import { measureThroughput, startTurnService } from "./turn_http.ts";
+import { executeTurn, measureThroughput, startTurnService } from "./turn_http.ts";
 
 const INSPECT_PORT = 9329;
 const store = Deno.args[0] ?? "pglite";
 const top = Number(Deno.args[1] ?? 25);
+const deep = Deno.args[2] === "depth";
+const DEPTH = 150;
+const DEEP_TURNS = 50;
 
 interface ProfileNode {
   id: number;
@@ -87,14 +92,23 @@ const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432
 const scratch = store === "postgres" ? await createScratchDatabase(adminUrl) : undefined;
 const s = await startTurnService(scratch?.url, [`--inspect=127.0.0.1:${INSPECT_PORT}`]);
 try {
+  const session = deep ? await s.newSession() : "";
+  for (let i = 0; deep && i < DEPTH; i++) await executeTurn(s, session);
   const cdp = await inspector(INSPECT_PORT);
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
   await cdp.send("Profiler.start");
-  const row = await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 });
+  const started = performance.now();
+  for (let i = 0; deep && i < DEEP_TURNS; i++) await executeTurn(s, session);
+  const rate = deep
+    ? `${(DEEP_TURNS / ((performance.now() - started) / 1000)).toFixed(0)} turns/s at depth ${DEPTH}`
+    : `${
+      (await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 }))
+        .perSecond.toFixed(0)
+    } turns/s`;
   const { profile } = await cdp.send("Profiler.stop") as { profile: { nodes: ProfileNode[] } };
   cdp.close();
-  console.log(`\n${store}: ${row.perSecond.toFixed(0)} turns/s under the profiler\n`);
+  console.log(`\n${store}: ${rate} under the profiler\n`);
   console.log("| self % | area |\n|---:|---|");
   for (const a of areaTimes(profile.nodes)) {
     console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);

@@ -88,17 +88,23 @@ export async function listTraceEvents(
   sessionId: string,
   window: { limit: number; offset: number },
 ): Promise<TraceEventRow[]> {
-  // A row whose payload is an array holds that many events (turn_writes.ts, traceRows), each
-  // with the row's other fields. Ordered by the qualified column: a bare `seq` would name the
-  // text output column.
+  // A row of a run of events (turn_writes.ts, traceRows) holds each event's payload as what they
+  // share plus what it adds (`each`), or, as written before migration 006, as an array of the
+  // payloads; every event gets the row's other fields. Ordered by the qualified column: a bare
+  // `seq` would name the text output column.
   const rows = await db.query<TraceEventRow & { has_rule: boolean }>(
     `SELECT t.seq::text AS seq, t.session_id, t.trace_id, t.event_type, t.task_type, t.provider,
             t.model, t.matched_rule, t.matched_rule IS NOT NULL AS has_rule,
             coalesce(grouped.payload, t.payload) AS payload, t.created_at
      FROM trace_events t
-     LEFT JOIN LATERAL jsonb_array_elements(
-       CASE WHEN jsonb_typeof(t.payload) = 'array' THEN t.payload END
-     ) WITH ORDINALITY AS grouped (payload, n) ON true
+     LEFT JOIN LATERAL (
+       SELECT jsonb_build_object('plaintext', (t.payload -> 'plaintext') || own) AS payload, n
+       FROM jsonb_array_elements(t.payload -> 'each') WITH ORDINALITY AS e (own, n)
+       UNION ALL
+       SELECT whole, n
+       FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.payload) = 'array' THEN t.payload END)
+         WITH ORDINALITY AS a (whole, n)
+     ) AS grouped ON true
      WHERE t.session_id = $1
      ORDER BY t.seq, grouped.n LIMIT $2 OFFSET $3`,
     [sessionId, window.limit, window.offset],

@@ -66,46 +66,73 @@ function messageRecord(m: TurnMessage) {
   };
 }
 
-type TraceRow = Omit<ReturnType<typeof traceRecord>, "payload"> & {
-  payload: Record<string, unknown> | Record<string, unknown>[];
-  message_index?: number;
-};
+type TraceRow = ReturnType<typeof traceRecord> & { message_index?: number };
 
 /**
- * The trace rows of a turn's events: a run of events that differ only in
- * their payload is one row whose payload is the array of theirs (traces.ts
- * reads it back as those events). A turn weighs every history message and
- * traces each as a context_selection event, so in a deep session this keeps
- * the rows a turn inserts to a handful instead of one per message.
+ * The trace rows of a turn's events. A turn weighs every history message and
+ * traces each as a context_selection event, so a deep session's turn has
+ * hundreds of events that differ only in their payload: such a run of events
+ * is one row, whose payload holds what they share once and what each adds
+ * (`groupPayload`; traces.ts reads it back as those events).
  */
 export function traceRows(events: readonly TurnTraceEvent[]): TraceRow[] {
   const rows: TraceRow[] = [];
-  let previous: TurnTraceEvent | null = null;
-  for (const e of events) {
-    const last = rows.at(-1);
-    if (
-      previous !== null && last !== undefined && e.messageIndex === undefined &&
-      sameButPayload(previous, e)
-    ) {
-      if (Array.isArray(last.payload)) last.payload.push(e.payload);
-      else last.payload = [last.payload, e.payload];
-    } else {
+  let run: TurnTraceEvent[] = [];
+  const endRun = () => {
+    if (run.length === 1) rows.push(traceRecord(run[0]));
+    if (run.length > 1) {
       rows.push({
-        ...traceRecord(e),
-        ...(e.messageIndex === undefined ? {} : { message_index: e.messageIndex }),
+        ...traceRecord(run[0]),
+        payload: groupPayload(run.map((e) => e.payload.plaintext as Record<string, unknown>)),
       });
     }
-    previous = e.messageIndex === undefined ? e : null;
+    run = [];
+  };
+  for (const e of events) {
+    if (run.length > 0 && !(e.messageIndex === undefined && sameButPayload(run[0], e))) endRun();
+    if (e.messageIndex === undefined) run.push(e);
+    else rows.push({ ...traceRecord(e), message_index: e.messageIndex });
   }
+  endRun();
   return rows;
 }
 
-/** Whether two events differ in their payload only (a row's fields, as traceRecord writes them). */
+const plaintextOnly = (payload: Record<string, unknown>): boolean => {
+  const keys = Object.keys(payload);
+  const plaintext = payload.plaintext;
+  return keys.length === 1 && typeof plaintext === "object" && plaintext !== null &&
+    !Array.isArray(plaintext);
+};
+
+/** Whether two plaintext events differ in their payload only (a row's fields, as traceRecord writes them). */
 function sameButPayload(a: TurnTraceEvent, b: TurnTraceEvent): boolean {
   return a.sessionId === b.sessionId && a.traceId === b.traceId &&
     a.eventType === b.eventType && (a.taskType ?? null) === (b.taskType ?? null) &&
     (a.provider ?? null) === (b.provider ?? null) && (a.model ?? null) === (b.model ?? null) &&
-    a.matchedRule === b.matchedRule && a.now.getTime() === b.now.getTime();
+    a.matchedRule === b.matchedRule && a.now.getTime() === b.now.getTime() &&
+    plaintextOnly(a.payload) && plaintextOnly(b.payload);
+}
+
+const isScalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+
+/**
+ * The payload of a run of events' plaintext payloads: `plaintext` holds the
+ * fields every one of them has with the same scalar value, `each` the rest of
+ * each, in order. Event n reads back as `{ plaintext: plaintext ∪ each[n] }`.
+ */
+export function groupPayload(payloads: readonly Record<string, unknown>[]) {
+  const shared: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(payloads[0])) {
+    if (isScalar(value) && payloads.every((p) => Object.hasOwn(p, key) && p[key] === value)) {
+      shared[key] = value;
+    }
+  }
+  const each = payloads.map((p) => {
+    const own: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(p)) if (!Object.hasOwn(shared, key)) own[key] = value;
+    return own;
+  });
+  return { plaintext: shared, each };
 }
 
 /** The records as the store functions of migration 004 take them. */

@@ -307,6 +307,51 @@ for (const store of storesUnderTest(process.env)) {
       }
     });
 
+    test("a row of events gives back each payload exactly: fields shared, missing, null, nested", async () => {
+      const sessionId = await newSession(db);
+      const base = { sessionId, traceId: uuidv7(), now: at(4), eventType: "context_selection" };
+      const payloads: Record<string, unknown>[] = [
+        { type: "context_selection", path: null, kind: "message", label: "m1", included: true },
+        { type: "context_selection", path: "a.ts", kind: "file", label: "m2", included: true },
+        { type: "context_selection", kind: "message", label: "m3", included: false, extra: null },
+        { type: "context_selection", path: null, kind: "message", label: "m4", nested: { a: [1] } },
+        { type: "context_selection", path: null, kind: "message", label: "m5", included: "true" },
+      ];
+      await writeTurn(db, null, {
+        messages: [],
+        trace: payloads.map((plaintext) => ({ ...base, payload: { plaintext } } as TurnTraceEvent)),
+        usage: [],
+      });
+      const stored = await db.query<{ payload: { plaintext: unknown; each: unknown[] } }>(
+        "SELECT payload FROM trace_events WHERE session_id = $1",
+        [sessionId],
+      );
+      assert.equal(stored.length, 1);
+      assert.deepEqual(stored[0].payload.plaintext, { type: "context_selection" });
+      assert.deepEqual(stored[0].payload.each[0], {
+        path: null,
+        kind: "message",
+        label: "m1",
+        included: true,
+      });
+      const events = await listTraceEvents(db, sessionId, { limit: 50, offset: 0 });
+      assert.deepEqual(events.map((e) => e.payload), payloads.map((plaintext) => ({ plaintext })));
+    });
+
+    test("a row of events as written before migration 006 (an array of payloads) still reads", async () => {
+      const sessionId = await newSession(db);
+      const payloads = [1, 2, 3].map((n) => ({
+        plaintext: { type: "context_selection", label: `m${n}` },
+      }));
+      await db.query(
+        `INSERT INTO trace_events (session_id, trace_id, event_type, payload, created_at)
+         VALUES ($1, $2, 'context_selection', $3::jsonb, $4)`,
+        [sessionId, uuidv7(), JSON.stringify(payloads), T0],
+      );
+      const events = await listTraceEvents(db, sessionId, { limit: 2, offset: 1 });
+      assert.deepEqual(events.map((e) => e.payload), payloads.slice(1));
+    });
+
     test("usage events keep unreported counts null, exact costs, and drop figures when sealed", async () => {
       const sessionId = await newSession(db);
       const base = { sessionId, traceId: uuidv7(), provider: "openai", model: "gpt-4o", now: T0 };
