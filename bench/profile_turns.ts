@@ -101,7 +101,9 @@ try {
   const started = performance.now();
   for (let i = 0; deep && i < DEEP_TURNS; i++) await executeTurn(s, session);
   const rate = deep
-    ? `${(DEEP_TURNS / ((performance.now() - started) / 1000)).toFixed(0)} turns/s at depth ${DEPTH}`
+    ? `${
+      (DEEP_TURNS / ((performance.now() - started) / 1000)).toFixed(0)
+    } turns/s at depth ${DEPTH}`
     : `${
       (await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 }))
         .perSecond.toFixed(0)
