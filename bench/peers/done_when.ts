@@ -81,13 +81,16 @@ export function printDoneWhen(
   for (const s of b.services) {
     const buckets = r.depth.get(s.target.name);
     const [first, last] = [buckets?.[0], buckets?.at(-1)];
-    // Verdict on the same-moment comparison, which the machine's drift does not move.
-    const growth = last && last.turn.p50 / last.fresh.p50;
+    // Verdict on what the service adds, compared at the same moment (the machine's drift does not
+    // move it); the provider's own time on a 400-message prompt is not the service's.
+    const growth = last && last.added.p50 / last.freshAdded.p50;
     add(
-      "turn latency (p50) at depth 150–199 within 20% of depth 0 (a fresh session, same moment)",
+      "added turn latency (p50) at depth 150–199 within 20% of depth 0 (a fresh session, same moment)",
       s.store,
       first && last && growth
-        ? `${growth.toFixed(2)}× (raw 150–199 / 0–9: ${ratio(last.turn.p50, first.turn.p50)})`
+        ? `${growth.toFixed(2)}× (whole turn: ${
+          ratio(last.turn.p50, last.fresh.p50)
+        }; raw added 150–199 / 0–9: ${ratio(last.added.p50, first.added.p50)})`
         : "—",
       growth === undefined ? undefined : growth <= 1.2,
     );

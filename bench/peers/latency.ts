@@ -52,6 +52,8 @@ export interface DepthBucket {
   added: Spread;
   /** Turns on fresh sessions (depth 0), each sent right after one of this bucket's turns. */
   fresh: Spread;
+  /** Their added latency, measured as `added` is. */
+  freshAdded: Spread;
 }
 
 /**
@@ -75,12 +77,20 @@ export async function depthBreakdown(
   const turns: number[] = [];
   const added: number[] = [];
   const fresh: number[] = [];
-  for (let depth = 0; depth <= last; depth++) {
-    const turn = await timed(() => target.buffered(session));
+  const freshAdded: number[] = [];
+  // A turn's time, and that minus the provider answering the very body the service sent it.
+  const measured = async (conversation: string) => {
+    const turn = await timed(() => target.buffered(conversation));
     const direct = directTarget(provider.pid, provider.url, await provider.lastBody());
+    return [turn, turn - await timed(() => direct.buffered(""))];
+  };
+  for (let depth = 0; depth <= last; depth++) {
+    const [turn, turnAdded] = await measured(session);
     turns.push(turn);
-    added.push(turn - await timed(() => direct.buffered("")));
-    fresh.push(await timed(() => target.buffered(freshSessions[depth])));
+    added.push(turnAdded);
+    const [freshTurn, freshTurnAdded] = await measured(freshSessions[depth]);
+    fresh.push(freshTurn);
+    freshAdded.push(freshTurnAdded);
   }
   const bucket = (times: number[], from: number, to: number) => spread(times.slice(from, to + 1));
   return DEPTH_BUCKETS.map(([from, to]) => ({
@@ -89,5 +99,6 @@ export async function depthBreakdown(
     turn: bucket(turns, from, to),
     added: bucket(added, from, to),
     fresh: bucket(fresh, from, to),
+    freshAdded: bucket(freshAdded, from, to),
   }));
 }

@@ -67,6 +67,8 @@ export async function depthSection(b: Bench, r: Results): Promise<void> {
         ms(k.added.p99),
         ms(k.fresh.p50),
         ratio(k.turn.p50, k.fresh.p50),
+        ms(k.freshAdded.p50),
+        ratio(k.added.p50, k.freshAdded.p50),
       ]);
     }
     const [first, last] = [buckets[0], buckets.at(-1)!];
@@ -78,10 +80,12 @@ export async function depthSection(b: Bench, r: Results): Promise<void> {
       ratio(last.added.p99, first.added.p99),
       ratio(last.fresh.p50, first.fresh.p50),
       "",
+      ratio(last.freshAdded.p50, first.freshAdded.p50),
+      "",
     ]);
   }
   printTable(
-    "2. History depth: one session driven turn by turn to 200 turns; a turn's added latency is its time minus the provider answering the very body the service sent it. Each turn is followed by one on a fresh session (depth 0, same moment): the last column sets the two side by side, cancelling the machine's drift between buckets",
+    "2. History depth: one session driven turn by turn to 200 turns; a turn's added latency is its time minus the provider answering the very body the service sent it. Each turn is followed by one on a fresh session (depth 0, same moment), measured the same way: the ratio columns set the two side by side, cancelling the machine's drift between buckets; the last one compares what the service adds, leaving out the provider's own time on a longer prompt",
     [
       "store",
       "depth (turns before)",
@@ -90,6 +94,8 @@ export async function depthSection(b: Bench, r: Results): Promise<void> {
       "added p99 ms",
       "fresh-session turn p50 ms",
       "turn p50 / fresh p50",
+      "fresh-session added p50 ms",
+      "added p50 / fresh added p50",
     ],
     rows,
   );
