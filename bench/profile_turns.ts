@@ -3,8 +3,8 @@
  * inspector, drives buffered turns at 32 clients (provider answering in
  * 20 ms) while the CPU profiler samples, and prints the top functions by
  * self time. `deno task bench:profile [pglite|postgres] [top] [depth]`: with
- * `depth`, one session is first driven to 150 turns and the profile is of its
- * next 50, one at a time (what a deep session adds to a turn).
+ * `depth`, one session's turns 0–49 and 150–199, one at a time, are profiled
+ * apart and set side by side (what a deep session adds to a turn).
  */
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
@@ -16,6 +16,7 @@ const top = Number(Deno.args[1] ?? 25);
 const deep = Deno.args[2] === "depth";
 const DEPTH = 150;
 const DEEP_TURNS = 50;
+const SAMPLE_US = 200;
 
 interface ProfileNode {
   id: number;
@@ -92,34 +93,72 @@ const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432
 const scratch = store === "postgres" ? await createScratchDatabase(adminUrl) : undefined;
 const s = await startTurnService(scratch?.url, [`--inspect=127.0.0.1:${INSPECT_PORT}`]);
 try {
-  const session = deep ? await s.newSession() : "";
-  for (let i = 0; deep && i < DEPTH; i++) await executeTurn(s, session);
   const cdp = await inspector(INSPECT_PORT);
   await cdp.send("Profiler.enable");
-  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-  await cdp.send("Profiler.start");
-  const started = performance.now();
-  for (let i = 0; deep && i < DEEP_TURNS; i++) await executeTurn(s, session);
-  const rate = deep
-    ? `${
-      (DEEP_TURNS / ((performance.now() - started) / 1000)).toFixed(0)
-    } turns/s at depth ${DEPTH}`
-    : `${
-      (await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 }))
-        .perSecond.toFixed(0)
-    } turns/s`;
-  const { profile } = await cdp.send("Profiler.stop") as { profile: { nodes: ProfileNode[] } };
+  await cdp.send("Profiler.setSamplingInterval", { interval: SAMPLE_US });
+  const profiled = async (fn: () => Promise<void>) => {
+    await cdp.send("Profiler.start");
+    await fn();
+    const { profile } = await cdp.send("Profiler.stop") as { profile: { nodes: ProfileNode[] } };
+    return profile.nodes;
+  };
+  if (deep) await printDepthProfiles(profiled);
+  else await printLoadProfile(profiled);
   cdp.close();
-  console.log(`\n${store}: ${rate} under the profiler\n`);
-  console.log("| self % | area |\n|---:|---|");
-  for (const a of areaTimes(profile.nodes)) {
-    console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);
-  }
-  console.log("\n| self % | function |\n|---:|---|");
-  for (const f of selfTimes(profile.nodes).slice(0, top)) {
-    console.log(`| ${(f.share * 100).toFixed(1)} | \`${f.name}\` |`);
-  }
 } finally {
   await s.close();
   await scratch?.drop();
+}
+
+type Profiled = (fn: () => Promise<void>) => Promise<ProfileNode[]>;
+
+async function printLoadProfile(profiled: Profiled) {
+  let perSecond = 0;
+  const nodes = await profiled(async () => {
+    perSecond = (await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 }))
+      .perSecond;
+  });
+  console.log(`\n${store}: ${perSecond.toFixed(0)} turns/s under the profiler\n`);
+  console.log("| self % | area |\n|---:|---|");
+  for (const a of areaTimes(nodes)) console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);
+  console.log("\n| self % | function |\n|---:|---|");
+  for (const f of selfTimes(nodes).slice(0, top)) {
+    console.log(`| ${(f.share * 100).toFixed(1)} | \`${f.name}\` |`);
+  }
+}
+
+/** Self time per turn of each function, in one session's turns 0–49 and 150–199, by growth. */
+async function printDepthProfiles(profiled: Profiled) {
+  const session = await s.newSession();
+  const turns = (n: number) => async () => {
+    for (let i = 0; i < n; i++) await executeTurn(s, session);
+  };
+  const msPerTurn = (nodes: ProfileNode[]) => {
+    const total = nodes.reduce((sum, n) => sum + (n.hitCount ?? 0), 0);
+    return new Map(
+      selfTimes(nodes).map((f) => [f.name, (f.share * total * SAMPLE_US) / 1000 / DEEP_TURNS]),
+    );
+  };
+  const shallow = msPerTurn(await profiled(turns(DEEP_TURNS)));
+  await turns(DEPTH - DEEP_TURNS)();
+  const deepest = msPerTurn(await profiled(turns(DEEP_TURNS)));
+  const rows = [...new Set([...shallow.keys(), ...deepest.keys()])]
+    .filter((name) => name !== "(idle)")
+    .map((name) => ({ name, at0: shallow.get(name) ?? 0, atDepth: deepest.get(name) ?? 0 }))
+    .sort((a, b) => (b.atDepth - b.at0) - (a.atDepth - a.at0));
+  const sum = (pick: (r: typeof rows[number]) => number) => rows.reduce((t, r) => t + pick(r), 0);
+  console.log(
+    `\n${store}: CPU ms per turn (self time, not idle), turns 0–${DEEP_TURNS - 1} and ${DEPTH}–${
+      DEPTH + DEEP_TURNS - 1
+    } of one session\n`,
+  );
+  console.log(
+    `| function | 0–${DEEP_TURNS - 1} | ${DEPTH}–${
+      DEPTH + DEEP_TURNS - 1
+    } | growth |\n|---|---:|---:|---:|`,
+  );
+  const line = (name: string, a: number, b: number) =>
+    console.log(`| ${name} | ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b - a).toFixed(3)} |`);
+  line("**all**", sum((r) => r.at0), sum((r) => r.atDepth));
+  for (const r of rows.slice(0, top)) line(`\`${r.name}\``, r.at0, r.atDepth);
 }
