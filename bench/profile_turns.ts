@@ -2,18 +2,22 @@
  * Where a loaded service spends its CPU: starts the service under the V8
  * inspector, drives buffered turns at 32 clients (provider answering in
  * 20 ms) while the CPU profiler samples, and prints the top functions by
- * self time. `deno task bench:profile [pglite|postgres] [top] [depth]`: with
+ * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview]`:
+ * `preview` drives previews at 32 clients instead; with
  * `depth`, one session's turns 0–49 and 150–199, one at a time, are profiled
  * apart and set side by side (what a deep session adds to a turn).
  */
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
 import { executeTurn, measureThroughput, startTurnService } from "./turn_http.ts";
+import { closedLoop, forMs } from "./peers/load.ts";
+import { previewCall } from "./peers/targets.ts";
 
 const INSPECT_PORT = 9329;
 const store = Deno.args[0] ?? "pglite";
 const top = Number(Deno.args[1] ?? 25);
-const deep = Deno.args[2] === "depth";
+const mode = Deno.args[2] ?? "turns";
+if (!["turns", "depth", "preview"].includes(mode)) throw new Error(`unknown mode ${mode}`);
 const DEPTH = 150;
 const DEEP_TURNS = 50;
 const SAMPLE_US = 200;
@@ -102,7 +106,7 @@ try {
     const { profile } = await cdp.send("Profiler.stop") as { profile: { nodes: ProfileNode[] } };
     return profile.nodes;
   };
-  if (deep) await printDepthProfiles(profiled);
+  if (mode === "depth") await printDepthProfiles(profiled);
   else await printLoadProfile(profiled);
   cdp.close();
 } finally {
@@ -115,10 +119,16 @@ type Profiled = (fn: () => Promise<void>) => Promise<ProfileNode[]>;
 async function printLoadProfile(profiled: Profiled) {
   let perSecond = 0;
   const nodes = await profiled(async () => {
-    perSecond = (await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 }))
-      .perSecond;
+    if (mode === "turns") {
+      const row = await measureThroughput(s, "profiled", { total: 1500, clients: 32, delayMs: 20 });
+      perSecond = row.perSecond;
+    } else {
+      const call = await previewCall(s);
+      const loop = await closedLoop(32, forMs(8000), call);
+      perSecond = loop.times.length / (loop.wallMs / 1000);
+    }
   });
-  console.log(`\n${store}: ${perSecond.toFixed(0)} turns/s under the profiler\n`);
+  console.log(`\n${store}: ${perSecond.toFixed(0)} ${mode}/s under the profiler\n`);
   console.log("| self % | area |\n|---:|---|");
   for (const a of areaTimes(nodes)) console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);
   console.log("\n| self % | function |\n|---:|---|");

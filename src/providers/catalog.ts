@@ -128,11 +128,31 @@ export function mergeListing(
   return [...byId.values()].sort((a, b) => compare(a.model, b.model));
 }
 
-/** The shipped catalog of a provider as descriptors, for when no listing is at hand. */
-export function catalogDescriptors(provider: ProviderEntry): ModelDescriptor[] {
-  if (!isBuiltIn(provider)) return [];
-  const ids = CATALOG.filter((e) => e.provider === provider.id).map((e) => ({ id: e.model }));
-  return mergeListing(provider, ids);
+const SHIPPED = new WeakMap<ProviderEntry, readonly ModelDescriptor[]>();
+
+/**
+ * The shipped catalog of a provider as descriptors, for when no listing is at
+ * hand. Every request routing without a provider's listing needs it, so it is
+ * built once per registry entry and frozen: nobody can change what others share.
+ */
+export function catalogDescriptors(provider: ProviderEntry): readonly ModelDescriptor[] {
+  let descriptors = SHIPPED.get(provider);
+  if (descriptors === undefined) {
+    const ids = isBuiltIn(provider)
+      ? CATALOG.filter((e) => e.provider === provider.id).map((e) => ({ id: e.model }))
+      : [];
+    descriptors = Object.freeze(mergeListing(provider, ids).map(deepFreeze));
+    SHIPPED.set(provider, descriptors);
+  }
+  return descriptors;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** Code-unit order: the same under every runtime and locale. */

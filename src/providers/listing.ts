@@ -68,6 +68,11 @@ async function listProvider(
     );
   const cacheKey = options.cache &&
     `${provider.id}\n${provider.base_url}\n${credentialFingerprint(key)}`;
+  // What the cache holds needs no deadline (nor its timer).
+  const held = options.cache && cacheKey ? options.cache.peek(cacheKey) : undefined;
+  if (held !== undefined) {
+    return "value" in held ? { models: held.value } : failed(provider, held.error);
+  }
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.deadlineMs);
@@ -81,15 +86,20 @@ async function listProvider(
       const message = `${provider.id}: no listing within ${options.deadlineMs} ms`;
       return { unavailable: { provider: provider.id, reason: "timeout", message } };
     }
-    if (error instanceof ProviderError) {
-      const reason = unavailableReasonOf(error.category);
-      return { unavailable: { provider: provider.id, reason, message: error.message } };
-    }
-    const message = `${provider.id}: model listing failed`;
-    return { unavailable: { provider: provider.id, reason: "unknown", message } };
+    return failed(provider, error);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A provider whose listing failed, as `unavailable` reports it. */
+function failed(provider: ProviderEntry, error: unknown): ProviderOutcome {
+  if (error instanceof ProviderError) {
+    const reason = unavailableReasonOf(error.category);
+    return { unavailable: { provider: provider.id, reason, message: error.message } };
+  }
+  const message = `${provider.id}: model listing failed`;
+  return { unavailable: { provider: provider.id, reason: "unknown", message } };
 }
 
 /**

@@ -3,11 +3,15 @@
  * fingerprint, so a preview or a turn does not wait on a listing it already
  * has. Concurrent lookups of one key share one request; a waiter that gives up
  * (its signal aborts) leaves, and the request is cancelled only when nobody
- * waits any more. Failures are not cached: the next lookup asks again.
+ * waits any more. A failure is kept for a few seconds: a provider that is down
+ * (an Ollama that is not running) would otherwise be asked again by every
+ * request, each paying a connection attempt.
  */
 export interface ModelCache<T> {
   /** The cached value, or the result of the one `load` in flight for `key`. */
   get(key: string, load: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** What `get` would settle with at once from the cache, without loading; undefined when nothing is held. */
+  peek(key: string): { value: T } | { error: unknown } | undefined;
   /** Entries currently held (fresh or expired but not yet swept). */
   readonly size: number;
   clear(): void;
@@ -18,7 +22,9 @@ export interface ModelCacheOptions {
   ttlMs?: number;
   /** Injected clock (milliseconds); default `Date.now`. */
   now?: () => number;
-  /** Bound on held entries, oldest dropped first; default 1000. */
+  /** How long a failed listing is answered from the cache; default 2 s. */
+  failureTtlMs?: number;
+  /** Bound on held entries (and on held failures), oldest dropped first; default 1000. */
   maxEntries?: number;
 }
 
@@ -29,6 +35,7 @@ interface Flight<T> {
 }
 
 export const DEFAULT_LISTING_TTL_MS = 60_000;
+export const DEFAULT_LISTING_FAILURE_TTL_MS = 2_000;
 
 const abortReason = (signal: AbortSignal): unknown =>
   signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
@@ -45,17 +52,29 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
 
 export function createModelCache<T>(options: ModelCacheOptions = {}): ModelCache<T> {
   const ttlMs = options.ttlMs ?? DEFAULT_LISTING_TTL_MS;
+  const failureTtlMs = options.failureTtlMs ?? DEFAULT_LISTING_FAILURE_TTL_MS;
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 1000;
   const fresh = new Map<string, { value: T; expires: number }>();
+  const failed = new Map<string, { error: unknown; expires: number }>();
   const inFlight = new Map<string, Flight<T>>();
 
+  const hold = <E extends { expires: number }>(map: Map<string, E>, key: string, entry: E) => {
+    for (const [k, held] of map) if (held.expires <= now()) map.delete(k);
+    map.delete(key);
+    map.set(key, entry);
+    while (map.size > maxEntries) map.delete(map.keys().next().value as string);
+  };
   const store = (key: string, value: T) => {
-    const at = now();
-    for (const [k, entry] of fresh) if (entry.expires <= at) fresh.delete(k);
-    fresh.delete(key);
-    fresh.set(key, { value, expires: at + ttlMs });
-    while (fresh.size > maxEntries) fresh.delete(fresh.keys().next().value as string);
+    failed.delete(key);
+    hold(fresh, key, { value, expires: now() + ttlMs });
+  };
+  /** The live entry of `key` in `map`; an expired one is dropped. */
+  const live = <E extends { expires: number }>(map: Map<string, E>, key: string) => {
+    const entry = map.get(key);
+    if (entry === undefined || entry.expires > now()) return entry;
+    map.delete(key);
+    return undefined;
   };
 
   const start = (key: string, load: (signal: AbortSignal) => Promise<T>): Flight<T> => {
@@ -66,6 +85,11 @@ export function createModelCache<T>(options: ModelCacheOptions = {}): ModelCache
         const value = await load(controller.signal);
         if (!controller.signal.aborted) store(key, value);
         return value;
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          hold(failed, key, { error, expires: now() + failureTtlMs });
+        }
+        throw error;
       } finally {
         if (inFlight.get(key) === flight) inFlight.delete(key);
       }
@@ -92,19 +116,29 @@ export function createModelCache<T>(options: ModelCacheOptions = {}): ModelCache
     return waiting.finally(leave);
   };
 
+  const peek = (key: string): { value: T } | { error: unknown } | undefined => {
+    const hit = live(fresh, key);
+    if (hit !== undefined) return { value: hit.value };
+    const failure = live(failed, key);
+    return failure === undefined ? undefined : { error: failure.error };
+  };
+
   return {
     get(key, load, signal) {
-      const hit = fresh.get(key);
-      if (hit !== undefined && hit.expires > now()) return Promise.resolve(hit.value);
-      if (hit !== undefined) fresh.delete(key);
+      const held = peek(key);
+      if (held !== undefined) {
+        return "value" in held ? Promise.resolve(held.value) : Promise.reject(held.error);
+      }
       if (signal?.aborted) return Promise.reject(abortReason(signal));
       return join(key, inFlight.get(key) ?? start(key, load), signal);
     },
+    peek,
     get size() {
       return fresh.size;
     },
     clear() {
       fresh.clear();
+      failed.clear();
     },
   };
 }

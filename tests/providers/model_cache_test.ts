@@ -57,11 +57,34 @@ describe("model cache", () => {
     assert.equal(load.calls(), 1);
   });
 
-  test("does not cache failures", async () => {
-    const cache = createModelCache<string>({ now: clock().now });
-    await assert.rejects(cache.get("k", () => Promise.reject(new Error("HTTP 500"))), /HTTP 500/);
-    assert.equal(cache.size, 0);
+  test("answers a failure from the cache for failureTtlMs, then asks again", async () => {
+    const c = clock();
+    const cache = createModelCache<string>({ now: c.now, failureTtlMs: 2_000 });
+    let calls = 0;
+    const failing = () => (calls++, Promise.reject(new Error("HTTP 500")));
+    await assert.rejects(cache.get("k", failing), /HTTP 500/);
+    assert.equal(cache.size, 0, "a failure is no listing");
+    c.advance(1_999);
+    await assert.rejects(cache.get("k", failing), /HTTP 500/);
+    assert.ok(cache.peek("k") !== undefined && "error" in cache.peek("k")!);
+    assert.equal(calls, 1, "the held failure answered");
+    assert.equal(cache.peek("other"), undefined);
+    c.advance(1);
+    assert.equal(cache.peek("k"), undefined);
     assert.equal(await cache.get("k", () => Promise.resolve("ok")), "ok");
+    assert.deepEqual(cache.peek("k"), { value: "ok" });
+  });
+
+  test("a failure of a request every waiter gave up on is not held", async () => {
+    const cache = createModelCache<string>({ now: clock().now });
+    const load = controlled<string>();
+    const waiter = new AbortController();
+    const pending = cache.get("k", load.load, waiter.signal);
+    waiter.abort();
+    await assert.rejects(pending);
+    load.reject(new Error("aborted"));
+    await Promise.resolve();
+    assert.equal(cache.peek("k"), undefined);
   });
 
   test("a waiter that gives up leaves; the request goes on for the others", async () => {
