@@ -73,7 +73,8 @@ function stubFetch(registry: Registry, loaded: LoadedCase): typeof fetch {
 
 /** The preview through the core alone: validation, catalog for the request, decision. */
 async function runCore(loaded: LoadedCase): Promise<string> {
-  const parsed = parseTurnRequest(loaded.golden.request);
+  // Validation fills defaults into the body it is given: the case's own request stays as written.
+  const parsed = parseTurnRequest(structuredClone(loaded.golden.request));
   if (!parsed.ok) return errorBytes(HTTP_STATUS[parsed.failure.code], parsed.failure);
   const rc = await catalogForRequest(
     coreRegistry,
@@ -96,7 +97,7 @@ async function runHttp(loaded: LoadedCase): Promise<string> {
   app.listingCache.clear();
   const credentials = parseCredentialHeaders(new Headers(loaded.golden.credentials));
   // Providers are listed only for a valid body; an invalid one is refused before.
-  const lists = parseTurnRequest(loaded.golden.request).ok;
+  const lists = parseTurnRequest(structuredClone(loaded.golden.request)).ok;
   const expectedCalls = new Map<string, number>();
   for (const provider of app.registry.providers) {
     const called = lists && provider.models === undefined &&

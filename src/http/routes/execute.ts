@@ -13,12 +13,17 @@ import { liveSession } from "./sessions.ts";
 
 /**
  * `input.ciphertext`, the sealed prompt of an encrypted session (decisions.md
- * §8). The turn request schema drops it with the other unknown fields, so it
- * is read here; its key is checked against the session by the engine.
+ * §8), as the body carried it: validating the turn request deletes it from the
+ * body with the other unknown fields, so it is taken first and checked after
+ * the request (a bad request is reported before a bad envelope). Its key is
+ * checked against the session by the engine.
  */
-function sealedPrompt(body: Record<string, unknown>): SealedEnvelope | undefined {
+function takeSealedPrompt(body: Record<string, unknown>): unknown {
   const input = body.input as Record<string, unknown> | undefined;
-  const raw = typeof input === "object" && input !== null ? input.ciphertext : undefined;
+  return typeof input === "object" && input !== null ? input.ciphertext : undefined;
+}
+
+function sealedPrompt(raw: unknown): SealedEnvelope | undefined {
   if (raw === undefined || raw === null) return undefined;
   const out = Envelope(raw);
   if (out instanceof type.errors) {
@@ -35,9 +40,10 @@ export const executeEndpoint: Endpoint = {
     acceptTurns(ctx.deps);
     const session = await liveSession(ctx);
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
+    const sealed = takeSealedPrompt(body);
     const request = parseTurnRequest(body);
     if (!request.ok) throw new ServiceError(request.failure);
-    const ciphertext = sealedPrompt(body);
+    const ciphertext = sealedPrompt(sealed);
     return await startRun(
       {
         deps: engineDeps(ctx.deps),
