@@ -6,7 +6,7 @@ import { createHandler, type Handler } from "./http/handler.ts";
 import { startInstance, uncaughtHandler } from "./instance_life.ts";
 import { readWebAssets, type WebAssets } from "./http/web_assets.ts";
 import { getMetricsOnListener } from "./http/routes/metrics.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { batchedLines, createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
 import { uuidv7 } from "./platform/ids.ts";
@@ -184,11 +184,17 @@ export async function runCli(
   env: Record<string, string | undefined>,
   runtime: Runtime,
 ): Promise<void> {
-  const logger = createLogger((line) => console.error(line));
+  const lines = batchedLines((text) => console.error(text));
+  const logger = createLogger(lines.write);
+  const exit = (code: number) => {
+    lines.flush();
+    process.exit(code);
+  };
   try {
     if (args[0] === "migrate") {
       const db = await openMigratedStore(await loadConfig(args.slice(1), env), runtime, logger);
       await db.close();
+      lines.flush();
       return;
     }
     const service = await startService(args, env, runtime, logger);
@@ -199,19 +205,20 @@ export async function runCli(
       logger.info("shutting down");
       await service.close();
       logger.info("stopped");
-      process.exit(0);
+      exit(0);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
-    process.on("uncaughtException", uncaughtHandler(logger, (code) => process.exit(code)));
+    process.on("uncaughtException", uncaughtHandler(logger, exit));
   } catch (error) {
     if (error instanceof ConfigError) {
+      lines.flush();
       console.error(error.message);
       process.exit(1);
     }
     logger.error("start-up failed", {
       error: error instanceof Error ? error.message : String(error),
     });
-    process.exit(1);
+    exit(1);
   }
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { memoryLogger, redactString } from "../../src/log.ts";
+import { batchedLines, memoryLogger, redactString } from "../../src/log.ts";
 
 describe("logger", () => {
   test("redacts credential-named fields and credential-shaped values", () => {
@@ -28,5 +28,21 @@ describe("logger", () => {
 
   test("leaves ordinary text alone", () => {
     assert.equal(redactString("GET /status 200"), "GET /status 200");
+  });
+
+  test("lines logged in one burst are written together, in order, once it yields", async () => {
+    const writes: string[] = [];
+    const lines = batchedLines((text) => writes.push(text));
+    lines.write("a");
+    lines.write("b");
+    assert.deepEqual(writes, [], "nothing is written while the burst runs");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(writes, ["a\nb"]);
+    lines.write("c");
+    lines.flush();
+    assert.deepEqual(writes, ["a\nb", "c"], "flush writes what waits at once");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    lines.flush();
+    assert.equal(writes.length, 2, "nothing is written twice, nor an empty write");
   });
 });
