@@ -83,9 +83,13 @@ export class ProviderCall {
     return response;
   }
 
-  /** The whole body as text (a buffered answer). */
-  readText(response: Response): Promise<string> {
-    return this.#readText(response, Number.POSITIVE_INFINITY);
+  /** The whole body as text (a buffered answer), read by the runtime in one go. */
+  async readText(response: Response): Promise<string> {
+    try {
+      return await Promise.race([response.text(), this.#stopped]);
+    } catch (error) {
+      throw this.#translate(error, "lost the answer from");
+    }
   }
 
   /** The body as server-sent events. */
@@ -103,7 +107,8 @@ export class ProviderCall {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
-    if (!this.#controller.signal.aborted) this.#controller.abort();
+    // With a reason of its own: a bare abort() would make (and capture a stack for) an AbortError.
+    if (!this.#controller.signal.aborted) this.#controller.abort(CLOSED);
   }
 
   async *#iterate<T>(response: Response, parser: TransformStream<string, T>): AsyncGenerator<T> {

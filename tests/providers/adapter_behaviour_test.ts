@@ -115,6 +115,29 @@ for (const { provider, adapter, basePath } of ADAPTERS) {
       }
     });
 
+    test(`${provider} adapter times out a buffered answer that stalls mid-body`, async () => {
+      const fake = await startFakeProvider();
+      try {
+        const fixture = await loadCompletionFixture(provider, "plain_buffered");
+        const body = JSON.stringify(fixture.response.body);
+        const half = Math.floor(body.length / 2);
+        fake.enqueue({
+          status: fixture.response.status,
+          headers: fixture.response.headers,
+          chunks: [body.slice(0, half), body.slice(half)],
+          chunk_delay_ms: 3000,
+        });
+        const started = Date.now();
+        const { error } = await collect(adapter, target(fake.url, 250), fixture.invoke.request);
+        const elapsed = Date.now() - started;
+        assert.ok(error instanceof ProviderError);
+        assert.equal(error.category, "timeout");
+        assert.ok(elapsed >= 240 && elapsed < 1500, `gave up after ${elapsed} ms`);
+      } finally {
+        await fake.close();
+      }
+    });
+
     test(`${provider} adapter reports an unreachable provider as unavailable`, async () => {
       const fake = await startFakeProvider();
       const url = fake.url;
