@@ -50,7 +50,7 @@ export async function measure(
 }
 
 export function measureSync(name: string, iterations: number, fn: () => void): BenchRow {
-  for (let i = 0; i < Math.min(200, iterations); i++) fn(); // warm up (JIT)
+  for (let i = 0; i < Math.min(1000, iterations); i++) fn(); // warm up (JIT, then the optimising tier)
   const times: number[] = [];
   const start = performance.now();
   for (let i = 0; i < iterations; i++) {

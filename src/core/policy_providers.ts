@@ -10,32 +10,36 @@ import { fail, ok, type Outcome } from "./errors.ts";
 import { parseModelReference } from "./model_reference.ts";
 import type { Policy } from "./turn_request_types.ts";
 
-/** The policy's model references with the field holding each, in document order. */
-export function policyReferences(policy: Policy): { path: string; reference: string }[] {
-  const out: { path: string; reference: string }[] = [];
+/**
+ * The policy's model references in document order, each with the field
+ * holding it as a function: the path is spelled only for a reference refused
+ * (a policy of a hundred rules is checked on every request).
+ */
+function* policyReferences(policy: Policy): Generator<[string, () => string]> {
   const route = policy.routing.default;
   if (route !== undefined && route !== null) {
-    out.push({ path: "policy.routing.default.model", reference: route.model });
-    route.fallbacks.forEach((reference, j) =>
-      out.push({ path: `policy.routing.default.fallbacks[${j}]`, reference })
-    );
+    yield [route.model, () => "policy.routing.default.model"];
+    for (let j = 0; j < route.fallbacks.length; j++) {
+      yield [route.fallbacks[j], () => `policy.routing.default.fallbacks[${j}]`];
+    }
   }
-  policy.routing.rules.forEach((rule, i) => {
-    out.push({ path: `policy.routing.rules[${i}].model`, reference: rule.model });
-    rule.fallbacks.forEach((reference, j) =>
-      out.push({ path: `policy.routing.rules[${i}].fallbacks[${j}]`, reference })
-    );
-  });
-  return out;
+  const rules = policy.routing.rules;
+  for (let i = 0; i < rules.length; i++) {
+    yield [rules[i].model, () => `policy.routing.rules[${i}].model`];
+    for (let j = 0; j < rules[i].fallbacks.length; j++) {
+      yield [rules[i].fallbacks[j], () => `policy.routing.rules[${i}].fallbacks[${j}]`];
+    }
+  }
 }
 
 export function checkPolicyProviders(
   policy: Policy,
   known: ReadonlySet<string>,
 ): Outcome<null> {
-  for (const { path, reference } of policyReferences(policy)) {
+  for (const [reference, pathOf] of policyReferences(policy)) {
     const provider = parseModelReference(reference)?.provider;
     if (provider === undefined || known.has(provider)) continue;
+    const path = pathOf();
     return fail(
       "unknown_provider",
       `unknown provider: ${path}: '${provider}' is not a configured provider; expected one of ${
