@@ -24,13 +24,30 @@ const MEMORY_SETTINGS = [
   "temp_buffers=2MB",
 ];
 
-/** Embedded PostgreSQL (WASM). `path` is a data directory, or `memory://` to keep nothing. */
-export async function openPglite(path: string, assets?: PgliteAssets): Promise<Db> {
-  const pg = await PGlite.create({
+/** PostgreSQL's `json` and `jsonb` type ids. */
+export const JSON_TYPES: ReadonlySet<number> = new Set([114, 3802]);
+
+/**
+ * PGlite at `path` (a data directory, or `memory://`), as the store opens it.
+ * With `jsonAsText`, `json` and `jsonb` values come back as their text.
+ */
+export async function createPglite(
+  path: string,
+  assets?: PgliteAssets,
+  options: { jsonAsText?: boolean } = {},
+): Promise<PGlite> {
+  const asText = (text: string) => text;
+  return await PGlite.create({
     ...(path === "memory://" ? {} : { dataDir: path }),
     ...assets,
     startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS.flatMap((s) => ["-c", s])],
+    ...(options.jsonAsText ? { parsers: { 114: asText, 3802: asText } } : {}),
   });
+}
+
+/** Embedded PostgreSQL (WASM). `path` is a data directory, or `memory://` to keep nothing. */
+export async function openPglite(path: string, assets?: PgliteAssets): Promise<Db> {
+  const pg = await createPglite(path, assets);
   const wrap = (q: PGlite | Transaction): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       return (await q.query<T>(text, params as unknown[])).rows;

@@ -15,8 +15,19 @@ type Request =
 export type StoreRequest = Request & { id: number };
 
 export type StoreReply =
-  | { id: number; rows: unknown[] }
+  /** `json`: the columns whose values are JSON text, parsed on this side. */
+  | { id: number; rows: Record<string, unknown>[]; json?: string[] }
   | { id: number; error: Record<string, unknown> };
+
+function parsedJson(rows: Record<string, unknown>[], json: readonly string[]): unknown[] {
+  for (const row of rows) {
+    for (const name of json) {
+      const text = row[name];
+      if (typeof text === "string") row[name] = JSON.parse(text);
+    }
+  }
+  return rows;
+}
 
 /** The driver's error again, with its fields (a `code` decides storage faults and conflicts). */
 function rebuiltError(fields: Record<string, unknown>): Error {
@@ -45,7 +56,9 @@ export async function openPgliteThread(
     const pending = waiting.get(reply.id);
     waiting.delete(reply.id);
     if ("error" in reply) pending?.reject(rebuiltError(reply.error));
-    else pending?.resolve(reply.rows);
+    else {pending?.resolve(
+        reply.json === undefined ? reply.rows : parsedJson(reply.rows, reply.json),
+      );}
   };
   // A worker that cannot start (or dies) fails what waits on it, never hangs it.
   let broken: Error | null = null;

@@ -2,10 +2,13 @@
  * The embedded store's own thread (pglite_thread.ts): PGlite executes every
  * statement synchronously in WASM, so on the request thread it would hold up
  * every other request and stream for as long as a statement runs. Here it
- * answers `query` and `exec` messages in the order they arrive.
+ * answers `query` and `exec` messages in the order they arrive. JSON values
+ * cross as their text, named in `json`: a string is copied across in one
+ * piece, where a parsed document (a turn's whole history) would be cloned
+ * object by object, and the request thread parses it natively.
  */
-import { openPglite } from "./pglite_driver.ts";
-import type { Db } from "./db.ts";
+import type { PGlite } from "@electric-sql/pglite";
+import { createPglite, JSON_TYPES } from "./pglite_driver.ts";
 import type { StoreReply, StoreRequest } from "./pglite_thread.ts";
 
 declare const self: {
@@ -25,23 +28,26 @@ function plainError(error: unknown): Record<string, unknown> {
   return fields;
 }
 
-let db: Db | null = null;
+let db: PGlite | null = null;
 
 self.onmessage = async ({ data: request }) => {
   try {
     switch (request.kind) {
       case "open":
-        db = await openPglite(request.path, request.assets);
+        db = await createPglite(request.path, request.assets, { jsonAsText: true });
         // A new store is made by a throwaway PGlite instance (initdb) whose hundreds of MB of
         // WASM memory would stay resident until memory pressure; `gc` is there when the runtime
         // exposes it (`deno task start` passes --expose-gc).
         (globalThis as { gc?: () => void }).gc?.();
         return self.postMessage({ id: request.id, rows: [] });
-      case "query":
-        return self.postMessage({
-          id: request.id,
-          rows: await db!.query(request.text, request.params),
-        });
+      case "query": {
+        const { rows, fields } = await db!.query<Record<string, unknown>>(
+          request.text,
+          request.params as unknown[],
+        );
+        const json = fields.filter((f) => JSON_TYPES.has(f.dataTypeID)).map((f) => f.name);
+        return self.postMessage({ id: request.id, rows, ...(json.length > 0 ? { json } : {}) });
+      }
       case "exec":
         await db!.exec(request.text);
         return self.postMessage({ id: request.id, rows: [] });
