@@ -4,7 +4,7 @@
  * streamed answers held at once.
  */
 import { percentile, spread } from "../measure.ts";
-import { cpuMs } from "./proc.ts";
+import { commandCpuMs, cpuMs, machineBusyMs } from "./proc.ts";
 import type { Target } from "./targets.ts";
 
 /** Turns one service session takes before a client moves on to a fresh one, so depth stays 0–9. */
@@ -59,6 +59,10 @@ export interface Throughput {
   cpuMsPerRequest: number;
   /** The target's CPU time over the wall time: cores in use. */
   cores: number;
+  /** CPU time of the PostgreSQL server's processes per request (on this machine, whoever used them). */
+  databaseCpuMsPerRequest: number;
+  /** Busy time of the whole machine over the wall time: of its cores, how many were in use. */
+  machineCores: number;
   p50: number;
   p99: number;
   /** Requests that failed (not counted above), with the first failure's message. */
@@ -88,17 +92,23 @@ export async function throughput(
   const all = await target.conversations(clients * perClient);
   let started = 0;
   const cpuBefore = cpuMs(target.pid);
+  const databaseBefore = commandCpuMs("postgres");
+  const machineBefore = machineBusyMs();
   const loop = await closedLoop(
     clients,
     () => started++ < total,
     (c, n) => target.buffered(all[c * perClient + Math.floor(n / TURNS_PER_SESSION) % perClient]),
   );
   const cpu = cpuMs(target.pid) - cpuBefore;
+  const database = commandCpuMs("postgres") - databaseBefore;
+  const machine = machineBusyMs() - machineBefore;
   return {
     requests: loop.times.length,
     perSecond: loop.times.length / (loop.wallMs / 1000),
     cpuMsPerRequest: cpu / loop.times.length,
     cores: cpu / loop.wallMs,
+    databaseCpuMsPerRequest: database / loop.times.length,
+    machineCores: machine / loop.wallMs,
     ...spread(loop.times),
     errors: loop.errors.length,
     firstError: loop.errors[0],

@@ -22,6 +22,8 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
         whole(m.perSecond),
         ms(m.cpuMsPerRequest),
         m.cores.toFixed(2),
+        ms(m.databaseCpuMsPerRequest),
+        `${m.machineCores.toFixed(2)} of ${navigator.hardwareConcurrency}`,
         ms(m.p50),
         ms(m.p99),
         failures(m.errors, m.firstError),
@@ -32,13 +34,15 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   }
   await b.provider.setPace({ delayMs: 0 });
   printTable(
-    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: sessions of at most 10 turns). CPU: the target process's utime+stime from /proc`,
+    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: sessions of at most 10 turns). CPU: the target process's utime+stime from /proc; database CPU: the PostgreSQL server's processes (\`postgres\`) over the same run; machine: busy time of all cores (target, database, load generator and fake provider together)`,
     [
       "target",
       "clients",
       "requests/s",
       "CPU ms/request",
       "cores used",
+      "database CPU ms/request",
+      "machine cores busy",
       "p50 ms",
       "p99 ms",
       "errors",

@@ -2,19 +2,51 @@
  * A target process's CPU time and resident memory, read from Linux's /proc so
  * the numbers are the target's own, never the load generator's.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
 /** User plus system CPU time of the whole process (all threads), in ms. */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
+
+function statCpuMs(stat: string): number {
   // Fields after the command name, which sits in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time of every live process whose command is `command`, in ms: with
+ * `postgres`, the database server's backends (those that exited meanwhile are
+ * not counted, so a pool that keeps its connections is measured whole).
+ */
+export function commandCpuMs(command: string): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === command) {
+        total += statCpuMs(stat);
+      }
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return total;
+}
+
+/** CPU time the whole machine spent busy (every core, every process), in ms. */
+export function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait is busy.
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS_PER_SECOND;
 }
 
 /** Resident set size (VmRSS) in MB. */
