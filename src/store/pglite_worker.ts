@@ -28,6 +28,13 @@ function plainError(error: unknown): Record<string, unknown> {
   return fields;
 }
 
+/** A full collection of this thread's heap: `Bun.gc`, or V8's `gc` where exposed (`deno task start` passes --expose-gc). */
+function collectGarbage(): void {
+  const runtime = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  if (runtime.Bun !== undefined) runtime.Bun.gc(true);
+  else runtime.gc?.();
+}
+
 let db: PGlite | null = null;
 
 self.onmessage = async ({ data: request }) => {
@@ -36,9 +43,9 @@ self.onmessage = async ({ data: request }) => {
       case "open":
         db = await createPglite(request.path, request.assets, { jsonAsText: true });
         // A new store is made by a throwaway PGlite instance (initdb) whose hundreds of MB of
-        // WASM memory would stay resident until memory pressure; `gc` is there when the runtime
-        // exposes it (`deno task start` passes --expose-gc).
-        (globalThis as { gc?: () => void }).gc?.();
+        // WASM memory would stay resident until memory pressure. A worker has a heap of its own:
+        // the request thread's collection does not reach it.
+        collectGarbage();
         return self.postMessage({ id: request.id, rows: [] });
       case "query": {
         const { rows, fields } = await db!.query<Record<string, unknown>>(
