@@ -77,9 +77,7 @@ async function openOnThread(
     const pending = waiting.get(reply.id);
     waiting.delete(reply.id);
     if ("error" in reply) pending?.reject(rebuiltError(reply.error));
-    else {pending?.resolve(
-        reply.json === undefined ? reply.rows : parsedJson(reply.rows, reply.json),
-      );}
+    else pending?.resolve(reply.json ? parsedJson(reply.rows, reply.json) : reply.rows);
   };
   // A worker that cannot start (or dies) fails what waits on it, never hangs it.
   let broken: Error | null = null;
