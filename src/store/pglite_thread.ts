@@ -1,12 +1,12 @@
 /**
  * The embedded store on a thread of its own (pglite_worker.ts), behind the same
  * Db interface as every driver. Statements reach PGlite in the order they are
- * sent; a transaction holds the others back until it ends, as PGlite's own
- * `transaction` does on one thread.
+ * sent; a transaction holds the others back until it ends (one_connection.ts).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Db, Queryable } from "./db.ts";
+import { oneConnection } from "./one_connection.ts";
 import type { PgliteAssets } from "./pglite_driver.ts";
 
 type Request =
@@ -95,61 +95,19 @@ async function openOnThread(
       worker.postMessage({ ...request, id });
     });
 
-  // Transactions take turns (`queue`); statements outside them wait while one is open (`open`).
-  let queue: Promise<void> = Promise.resolve();
-  let open: Promise<void> | null = null;
   const direct: Queryable = {
     query: async <T>(text: string, params: readonly unknown[] = []) =>
       await send({ kind: "query", text, params }) as T[],
     exec: async (text: string) => void await send({ kind: "exec", text }),
   };
-  const outsideTransactions = async () => {
-    while (open !== null) await open;
-  };
-
   try {
     await send({ kind: "open", path, ...(assets === undefined ? {} : { assets }) });
   } catch (error) {
     worker.terminate();
     throw error;
   }
-  return {
-    driver: "pglite",
-    async query<T>(text: string, params?: readonly unknown[]) {
-      await outsideTransactions();
-      return await direct.query<T>(text, params);
-    },
-    async exec(text) {
-      await outsideTransactions();
-      await direct.exec(text);
-    },
-    async transaction(fn) {
-      let end!: () => void;
-      const mine = new Promise<void>((resolve) => end = resolve);
-      const previous = queue;
-      queue = previous.then(() => mine);
-      await previous;
-      // Set in the same tick as BEGIN is sent: a statement sent before it runs before it.
-      open = mine;
-      try {
-        await direct.exec("BEGIN");
-        try {
-          const result = await fn(direct);
-          await direct.exec("COMMIT");
-          return result;
-        } catch (error) {
-          await direct.exec("ROLLBACK").catch(() => {});
-          throw error;
-        }
-      } finally {
-        open = null;
-        end();
-      }
-    },
-    async close() {
-      await queue;
-      await send({ kind: "close" });
-      worker.terminate();
-    },
-  };
+  return oneConnection(direct, async () => {
+    await send({ kind: "close" });
+    worker.terminate();
+  });
 }

@@ -8,7 +8,7 @@
  * object by object, and the request thread parses it natively.
  */
 import type { PGlite } from "@electric-sql/pglite";
-import { createPglite, JSON_TYPES } from "./pglite_driver.ts";
+import { createPglite, JSON_TYPES, preparedQueries } from "./pglite_driver.ts";
 import type { StoreReply, StoreRequest } from "./pglite_thread.ts";
 
 declare const self: {
@@ -36,22 +36,21 @@ function collectGarbage(): void {
 }
 
 let db: PGlite | null = null;
+let query: ReturnType<typeof preparedQueries>;
 
 self.onmessage = async ({ data: request }) => {
   try {
     switch (request.kind) {
       case "open":
         db = await createPglite(request.path, request.assets, { jsonAsText: true });
+        query = preparedQueries(db);
         // A new store is made by a throwaway PGlite instance (initdb) whose hundreds of MB of
         // WASM memory would stay resident until memory pressure. A worker has a heap of its own:
         // the request thread's collection does not reach it.
         collectGarbage();
         return self.postMessage({ id: request.id, rows: [] });
       case "query": {
-        const { rows, fields } = await db!.query<Record<string, unknown>>(
-          request.text,
-          request.params as unknown[],
-        );
+        const { rows, fields } = await query(request.text, request.params);
         const json = fields.filter((f) => JSON_TYPES.has(f.dataTypeID)).map((f) => f.name);
         return self.postMessage({ id: request.id, rows, ...(json.length > 0 ? { json } : {}) });
       }
