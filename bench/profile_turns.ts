@@ -2,10 +2,13 @@
  * Where a loaded service spends its CPU: starts the service under the V8
  * inspector, drives buffered turns at 32 clients (provider answering in
  * 20 ms) while the CPU profiler samples, and prints the top functions by
- * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview]`:
+ * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview|alloc]`:
  * `preview` drives previews at 32 clients instead; with
  * `depth`, one session's turns 0–49 and 150–199, one at a time, are profiled
- * apart and set side by side (what a deep session adds to a turn).
+ * apart and set side by side (what a deep session adds to a turn); `alloc`
+ * drives the turns of `turns` under V8's sampling heap profiler instead and
+ * prints the functions that allocate the most (what the collector then spends
+ * its time on), in KB per turn.
  */
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
@@ -17,7 +20,9 @@ const INSPECT_PORT = 9329;
 const store = Deno.args[0] ?? "pglite";
 const top = Number(Deno.args[1] ?? 25);
 const mode = Deno.args[2] ?? "turns";
-if (!["turns", "depth", "preview"].includes(mode)) throw new Error(`unknown mode ${mode}`);
+if (!["turns", "depth", "preview", "alloc"].includes(mode)) {
+  throw new Error(`unknown mode ${mode}`);
+}
 const DEPTH = 150;
 const DEEP_TURNS = 50;
 const SAMPLE_US = 200;
@@ -107,6 +112,7 @@ try {
     return profile.nodes;
   };
   if (mode === "depth") await printDepthProfiles(profiled);
+  else if (mode === "alloc") await printAllocations(cdp);
   else await printLoadProfile(profiled);
   cdp.close();
 } finally {
@@ -115,6 +121,50 @@ try {
 }
 
 type Profiled = (fn: () => Promise<void>) => Promise<ProfileNode[]>;
+
+interface AllocationNode {
+  callFrame: ProfileNode["callFrame"];
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/** Bytes allocated per turn by each function (its own allocations), largest first. */
+async function printAllocations(cdp: Awaited<ReturnType<typeof inspector>>) {
+  const TURNS = 1500;
+  await cdp.send("HeapProfiler.enable");
+  // Every 4 KB allocated on average; objects collected since are counted too.
+  await cdp.send("HeapProfiler.startSampling", {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await measureThroughput(s, "profiled", { total: TURNS, clients: 32, delayMs: 20 });
+  const { profile } = await cdp.send("HeapProfiler.stopSampling") as {
+    profile: { head: AllocationNode };
+  };
+  const bySite = new Map<string, number>();
+  // A builtin (`entries`, `map`…) is charged to the function that called it.
+  const walk = (node: AllocationNode, caller: string) => {
+    const f = node.callFrame;
+    const where = ` ${f.url.replace(/^.*\/(node_modules|src|ext)\//, "$1/")}:${f.lineNumber + 1}`;
+    const name = f.url === ""
+      ? `${caller} › ${f.functionName || "(anonymous)"}`
+      : `${f.functionName || "(anonymous)"}${where}`;
+    bySite.set(name, (bySite.get(name) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child, f.url === "" ? caller : name);
+  };
+  walk(profile.head, "(root)");
+  const total = [...bySite.values()].reduce((a, b) => a + b, 0);
+  console.log(`\n${store}: ${(total / TURNS / 1024).toFixed(1)} KB allocated per turn (sampled)\n`);
+  console.log("| KB per turn | share % | function |\n|---:|---:|---|");
+  for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(
+      `| ${(bytes / TURNS / 1024).toFixed(2)} | ${
+        (bytes / total * 100).toFixed(1)
+      } | \`${name}\` |`,
+    );
+  }
+}
 
 async function printLoadProfile(profiled: Profiled) {
   let perSecond = 0;

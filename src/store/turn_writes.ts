@@ -98,10 +98,9 @@ export function traceRows(events: readonly TurnTraceEvent[]): TraceRow[] {
 }
 
 const plaintextOnly = (payload: Record<string, unknown>): boolean => {
-  const keys = Object.keys(payload);
+  for (const key in payload) if (key !== "plaintext") return false;
   const plaintext = payload.plaintext;
-  return keys.length === 1 && typeof plaintext === "object" && plaintext !== null &&
-    !Array.isArray(plaintext);
+  return typeof plaintext === "object" && plaintext !== null && !Array.isArray(plaintext);
 };
 
 /** Whether two plaintext events differ in their payload only (a row's fields, as traceRecord writes them). */
@@ -113,7 +112,8 @@ function sameButPayload(a: TurnTraceEvent, b: TurnTraceEvent): boolean {
     plaintextOnly(a.payload) && plaintextOnly(b.payload);
 }
 
-const isScalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+const isScalar = (v: unknown) =>
+  v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
 /**
  * The payload of a run of events' plaintext payloads: `plaintext` holds the
@@ -121,15 +121,18 @@ const isScalar = (v: unknown) => v === null || ["string", "number", "boolean"].i
  * each, in order. Event n reads back as `{ plaintext: plaintext ∪ each[n] }`.
  */
 export function groupPayload(payloads: readonly Record<string, unknown>[]) {
+  // for…in over these plain JSON objects: Object.entries made an array per field, per event.
+  const [first] = payloads;
   const shared: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(payloads[0])) {
+  for (const key in first) {
+    const value = first[key];
     if (isScalar(value) && payloads.every((p) => Object.hasOwn(p, key) && p[key] === value)) {
       shared[key] = value;
     }
   }
   const each = payloads.map((p) => {
     const own: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(p)) if (!Object.hasOwn(shared, key)) own[key] = value;
+    for (const key in p) if (!Object.hasOwn(shared, key)) own[key] = p[key];
     return own;
   });
   return { plaintext: shared, each };
