@@ -4,7 +4,7 @@
  * the kind answers the run's pause is run_admission.ts, and whether the data
  * answers it is continuation_check.ts. Unknown fields are dropped.
  */
-import { type } from "arktype";
+import { type } from "./ark.ts";
 import type { Continuation } from "../core/continuation.ts";
 import { fail, ok, type Outcome } from "../core/errors.ts";
 import { formatPath } from "./validation.ts";

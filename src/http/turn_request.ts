@@ -5,7 +5,7 @@
  * core/request_checks.ts. Intents and efforts are plain strings in the schema
  * so that a bad one gets its own code (`unknown_intent`, `unknown_effort`).
  */
-import { scope, type } from "arktype";
+import { scope, type } from "./ark.ts";
 import { type ErrorCode, fail, type Outcome } from "../core/errors.ts";
 import { CAPABILITIES } from "../core/model.ts";
 import { checkTurnRequest } from "../core/request_checks.ts";

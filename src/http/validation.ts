@@ -1,4 +1,4 @@
-import { type Type, type } from "arktype";
+import { type Type, type } from "./ark.ts";
 import { ServiceError } from "../core/errors.ts";
 
 /** `["policy", "routing", "rules", 2, "effort"]` → `policy.routing.rules[2].effort`. */

@@ -1,5 +1,5 @@
 /** POST /api/v1/sessions/{id}/execute: start a run (interface.md "POST …/execute"). */
-import { type } from "arktype";
+import { type } from "../ark.ts";
 import { ServiceError } from "../../core/errors.ts";
 import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "../ark.ts";
 import { isUuid } from "../../core/credential_format.ts";
 import { ServiceError } from "../../core/errors.ts";
 import { sessionDetail, sessionSummary } from "../../core/session_view.ts";
