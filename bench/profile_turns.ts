@@ -6,9 +6,9 @@
  * `preview` drives previews at 32 clients instead; with
  * `depth`, one session's turns 0–49 and 150–199, one at a time, are profiled
  * apart and set side by side (what a deep session adds to a turn); `alloc`
- * drives the turns of `turns` under V8's sampling heap profiler instead and
- * prints the functions that allocate the most (what the collector then spends
- * its time on), in KB per turn.
+ * drives the turns of `turns` (or, with a fourth argument `preview`, previews)
+ * under V8's sampling heap profiler instead and prints the functions that
+ * allocate the most (what the collector then spends its time on), per request.
  */
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
@@ -138,7 +138,11 @@ async function printAllocations(cdp: Awaited<ReturnType<typeof inspector>>) {
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   });
-  await measureThroughput(s, "profiled", { total: TURNS, clients: 32, delayMs: 20 });
+  let requests = TURNS;
+  if (Deno.args[3] === "preview") {
+    const loop = await closedLoop(32, forMs(8000), await previewCall(s));
+    requests = loop.times.length;
+  } else await measureThroughput(s, "profiled", { total: TURNS, clients: 32, delayMs: 20 });
   const { profile } = await cdp.send("HeapProfiler.stopSampling") as {
     profile: { head: AllocationNode };
   };
@@ -155,11 +159,14 @@ async function printAllocations(cdp: Awaited<ReturnType<typeof inspector>>) {
   };
   walk(profile.head, "(root)");
   const total = [...bySite.values()].reduce((a, b) => a + b, 0);
-  console.log(`\n${store}: ${(total / TURNS / 1024).toFixed(1)} KB allocated per turn (sampled)\n`);
-  console.log("| KB per turn | share % | function |\n|---:|---:|---|");
+  const what = Deno.args[3] === "preview" ? "preview" : "turn";
+  console.log(
+    `\n${store}: ${(total / requests / 1024).toFixed(1)} KB allocated per ${what} (sampled)\n`,
+  );
+  console.log(`| KB per ${what} | share % | function |\n|---:|---:|---|`);
   for (const [name, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     console.log(
-      `| ${(bytes / TURNS / 1024).toFixed(2)} | ${
+      `| ${(bytes / requests / 1024).toFixed(2)} | ${
         (bytes / total * 100).toFixed(1)
       } | \`${name}\` |`,
     );
