@@ -58,15 +58,18 @@ async function inspector(port: number) {
   };
 }
 
+/** `name path:line`, the path from node_modules/, src/ or ext/ on; a builtin has no path. */
+function frameName(f: ProfileNode["callFrame"]): string {
+  const name = f.functionName || "(anonymous)";
+  if (f.url === "") return name;
+  return `${name} ${f.url.replace(/^.*\/(node_modules|src|ext)\//, "$1/")}:${f.lineNumber + 1}`;
+}
+
 function selfTimes(nodes: ProfileNode[]): { name: string; share: number }[] {
   const total = nodes.reduce((sum, n) => sum + (n.hitCount ?? 0), 0);
   const byName = new Map<string, number>();
   for (const n of nodes) {
-    const f = n.callFrame;
-    const where = f.url === ""
-      ? ""
-      : ` ${f.url.replace(/^.*\/(node_modules|src|ext)\//, "$1/")}:${f.lineNumber + 1}`;
-    const name = `${f.functionName || "(anonymous)"}${where}`;
+    const name = frameName(n.callFrame);
     byName.set(name, (byName.get(name) ?? 0) + (n.hitCount ?? 0));
   }
   return [...byName].map(([name, hits]) => ({ name, share: hits / total }))
@@ -149,13 +152,10 @@ async function printAllocations(cdp: Awaited<ReturnType<typeof inspector>>) {
   const bySite = new Map<string, number>();
   // A builtin (`entries`, `map`…) is charged to the function that called it.
   const walk = (node: AllocationNode, caller: string) => {
-    const f = node.callFrame;
-    const where = ` ${f.url.replace(/^.*\/(node_modules|src|ext)\//, "$1/")}:${f.lineNumber + 1}`;
-    const name = f.url === ""
-      ? `${caller} › ${f.functionName || "(anonymous)"}`
-      : `${f.functionName || "(anonymous)"}${where}`;
+    const own = frameName(node.callFrame);
+    const name = node.callFrame.url === "" ? `${caller} › ${own}` : own;
     bySite.set(name, (bySite.get(name) ?? 0) + node.selfSize);
-    for (const child of node.children) walk(child, f.url === "" ? caller : name);
+    for (const child of node.children) walk(child, node.callFrame.url === "" ? caller : name);
   };
   walk(profile.head, "(root)");
   const total = [...bySite.values()].reduce((a, b) => a + b, 0);
