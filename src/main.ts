@@ -105,10 +105,10 @@ export async function startService(
   const config = await loadConfig(args, env);
   const registry = registryFromConfig(config);
   const telemetry = await telemetryFromConfig(config);
-  // postgres.js keeps up to 10 connections (postgres_driver.ts); PGlite has one.
+  // PGlite has one connection.
   const db = telemetry.instrumentDb(
     await openMigratedStore(config, runtime, logger),
-    config.databaseUrl ? 10 : 1,
+    config.databaseUrl ? config.databaseMaxConnections : 1,
   );
   // One LISTEN connection per instance; on the embedded store it never signals.
   const signals = await openSupersedeSignals(config.databaseUrl);

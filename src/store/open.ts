@@ -9,10 +9,12 @@ import { openPostgres } from "./postgres_driver.ts";
  * holds PGlite in memory.
  */
 export async function openStore(
-  options: { databaseUrl?: string; storagePath: string },
+  options: { databaseUrl?: string; databaseMaxConnections: number; storagePath: string },
   embedded: { assets?: () => Promise<PgliteAssets>; workerModule?: string } = {},
 ): Promise<Db> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl);
+  if (options.databaseUrl) {
+    return openPostgres(options.databaseUrl, { maxConnections: options.databaseMaxConnections });
+  }
   return await openPgliteThread(
     options.storagePath,
     await embedded.assets?.(),

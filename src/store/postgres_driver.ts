@@ -29,9 +29,9 @@ export const RECONNECT_OPTIONS = {
  * storage_fault.ts); postgres.js opens fresh connections for the next ones, so
  * the service recovers by itself once the server is back.
  */
-export function openPostgres(url: string, options: { max?: number } = {}): Db {
+export function openPostgres(url: string, options: { maxConnections: number }): Db {
   const sql = postgres(url, {
-    max: options.max ?? 10,
+    max: options.maxConnections,
     ...RECONNECT_OPTIONS,
     idle_timeout: IDLE_TIMEOUT_S,
     onnotice: () => {},

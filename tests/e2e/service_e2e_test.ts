@@ -131,7 +131,8 @@ async function fullFlow(env: Record<string, string>) {
   const status200 = { route: "/status", method: "GET", status: "200" };
   assert.equal(metrics.value("switchyard_http_requests_total", status200), 1);
   const driver = env.DATABASE_URL ? "postgres" : "pglite";
-  assert.equal(metrics.value("switchyard_db_pool_max", { driver }), driver === "postgres" ? 10 : 1);
+  // The PostgreSQL run sets router.database.max_connections to 6.
+  assert.equal(metrics.value("switchyard_db_pool_max", { driver }), driver === "postgres" ? 6 : 1);
   assert.ok(metrics.count("switchyard_db_query_duration_seconds", { driver, kind: "select" }) > 0);
   assert.equal(metrics.text.includes(id), false);
   // A clean shutdown: the signal handler ran (how the exit is reported differs by runtime).
@@ -180,7 +181,7 @@ describe(`the service under ${runtime}`, () => {
     test("full flow on PostgreSQL, surviving a restart", async () => {
       const scratch = await createScratchDatabase(process.env.DATABASE_URL!);
       cleanups.push(() => scratch.drop());
-      await fullFlow({ DATABASE_URL: scratch.url });
+      await fullFlow({ DATABASE_URL: scratch.url, ROUTER_DATABASE_MAX_CONNECTIONS: "6" });
     });
   }
 

@@ -44,7 +44,7 @@ if (adminUrl) {
       const target = new URL(scratch.url);
       proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
       openai = await startFakeProvider();
-      db = openPostgres(proxy.proxied(scratch.url), { max: 4 });
+      db = openPostgres(proxy.proxied(scratch.url), { maxConnections: 4 });
       signals = await openSupersedeSignals(proxy.proxied(scratch.url));
       app = await createEngineApp({
         openai: openai.url,

@@ -406,8 +406,8 @@ if (adminUrl) {
     let b: Db;
     before(async () => {
       scratch = await createScratchDatabase(adminUrl);
-      a = openPostgres(scratch.url, { max: 5 });
-      b = openPostgres(scratch.url, { max: 5 });
+      a = openPostgres(scratch.url, { maxConnections: 5 });
+      b = openPostgres(scratch.url, { maxConnections: 5 });
       await migrate(a);
     });
     after(async () => {

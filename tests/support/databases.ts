@@ -54,7 +54,7 @@ export function storesUnderTest(env: Record<string, string | undefined>): StoreU
         const scratch = await createScratchDatabase(adminUrl);
         const opened: Db[] = [];
         const reopen = () => {
-          const db = openPostgres(scratch.url, { max: 4 });
+          const db = openPostgres(scratch.url, { maxConnections: 4 });
           opened.push(db);
           return Promise.resolve(db);
         };

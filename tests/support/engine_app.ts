@@ -109,7 +109,7 @@ export function twoInstances(adminUrl: string): TwoInstances {
     closing.unshift(() => h.openai.close());
     const apps: TestApp[] = [];
     for (let i = 0; i < 2; i++) {
-      const db = openPostgres(scratch.url, { max: 4 });
+      const db = openPostgres(scratch.url, { maxConnections: 4 });
       const signals = await openSupersedeSignals(scratch.url);
       closing.unshift(() => db.close(), () => signals.close());
       apps.push(

@@ -35,6 +35,7 @@ describe("configuration", () => {
       host: "127.0.0.1",
       port: 7331,
       databaseUrl: undefined,
+      databaseMaxConnections: 4,
       storagePath: "./data",
       auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
       limits: {
@@ -116,6 +117,7 @@ host = "0.0.0.0"
 port = 8080
 [router.database]
 url = "postgres://u@db:5432/app"
+max_connections = 12
 [router.storage]
 path = "/var/lib/switchyard"
 [router.auth]
@@ -146,6 +148,7 @@ models = ["qwen3-8b"]
       assert.equal(c.host, "0.0.0.0");
       assert.equal(c.port, 8080);
       assert.equal(c.databaseUrl, "postgres://u@db:5432/app");
+      assert.equal(c.databaseMaxConnections, 12);
       assert.equal(c.storagePath, "/var/lib/switchyard");
       assert.deepEqual(c.auth, { tokenTtlSeconds: 60, bootstrapEnabled: false });
       assert.deepEqual(c.limits, {
@@ -236,6 +239,7 @@ models = ["qwen3-8b"]
       [{ ROUTER_AUTH_BOOTSTRAP_ENABLED: "maybe" }, "router.auth.bootstrap_enabled"],
       [{ ROUTER_LIMITS_PROVIDER_TIMEOUT_MS: "-1" }, "router.limits.provider_timeout_ms"],
       [{ DATABASE_URL: "mysql://x/y" }, "router.database.url"],
+      [{ ROUTER_DATABASE_MAX_CONNECTIONS: "0" }, "router.database.max_connections"],
       [{ ROUTER_LIMITS_RATE_USER_BURST: "0" }, "router.limits.rate.user_burst"],
       [
         { ROUTER_LIMITS_RATE_ANONYMOUS_PER_MINUTE: "many" },
