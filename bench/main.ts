@@ -10,6 +10,7 @@ import { migrate } from "../src/store/migrate.ts";
 import { openPglite } from "../src/store/pglite_driver.ts";
 import { registryFromConfig } from "../src/main.ts";
 import { createModelCache } from "../src/providers/model_cache.ts";
+import { HistoryCache } from "../src/store/history_cache.ts";
 import { runDecisionBench } from "./decision.ts";
 import { measure, printTable } from "./measure.ts";
 import { runPreviewHttpBench } from "./preview_http.ts";
@@ -28,6 +29,7 @@ const handler = createHandler({
   newId: () => uuidv7(),
   registry: registryFromConfig(config),
   listingCache: createModelCache(),
+  historyCache: new HistoryCache(),
 });
 const send = async (
   method: string,

@@ -12,6 +12,7 @@ import { buildRegistry, type Registry } from "./providers/registry.ts";
 import { uuidv7 } from "./platform/ids.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
+import { HistoryCache } from "./store/history_cache.ts";
 import { openStore } from "./store/open.ts";
 import { openSupersedeSignals } from "./store/supersede_signal.ts";
 import type { PgliteAssets } from "./store/pglite_driver.ts";
@@ -123,6 +124,7 @@ export async function startService(
     newId: () => uuidv7(),
     registry,
     listingCache: createModelCache(),
+    historyCache: new HistoryCache(),
     signals,
     instanceId: uuidv7(),
     ...(webAssets ? { webAssets } : {}),

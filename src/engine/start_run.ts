@@ -110,7 +110,7 @@ export async function startRun(
     ...(prompt === undefined ? {} : {
       records: prompt,
       cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
-      read: { userId: session.user_id },
+      read: { userId: session.user_id, cache: deps.historyCache },
     }),
   });
   if (claim.kind === "in_flight") {

@@ -3,6 +3,7 @@ import type { Logger } from "../log.ts";
 import type { ListingCache } from "../providers/listing.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { Db } from "../store/db.ts";
+import type { HistoryCache } from "../store/history_cache.ts";
 import type { TurnReading } from "../store/run_admission.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
@@ -21,6 +22,8 @@ export interface Deps {
   registry: Registry;
   /** Provider listings by provider and credential hash; per instance, only a cache. */
   listingCache: ListingCache;
+  /** The messages of plaintext sessions this instance read; only a cache. */
+  historyCache: HistoryCache;
   /**
    * Supersede signals (LISTEN/NOTIFY on PostgreSQL); absent, the run engine
    * relies on its 250 ms poll of `supersede_seq`.

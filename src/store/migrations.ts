@@ -6,6 +6,7 @@ import m003 from "../../migrations/003_run_handoffs.sql" with { type: "text" };
 import m004 from "../../migrations/004_turn_path.sql" with { type: "text" };
 import m005 from "../../migrations/005_instances.sql" with { type: "text" };
 import m006 from "../../migrations/006_history_as_json.sql" with { type: "text" };
+import m007 from "../../migrations/007_history_since.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "004_turn_path", sql: m004 },
   { version: 5, name: "005_instances", sql: m005 },
   { version: 6, name: "006_history_as_json", sql: m006 },
+  { version: 7, name: "007_history_since", sql: m007 },
 ];

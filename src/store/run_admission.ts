@@ -13,6 +13,7 @@
 import type { Queryable } from "./db.ts";
 import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
 import { lapsedColumn, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
+import type { HistoryCache } from "./history_cache.ts";
 import { RECALL_LIMIT } from "./memories.ts";
 import { notifySuperseded } from "./supersede_signal.ts";
 import { type NewTraceEvent, traceRecord } from "./traces.ts";
@@ -29,49 +30,46 @@ export interface ClaimRequest {
   leaseMs?: number;
 }
 
+/** A message of a turn's history (of the earlier runs: `run_id` is left null). */
+export interface HistoryItem {
+  seq: number;
+  run_id: null;
+  role: string;
+  content: Record<string, unknown>;
+  constrained: boolean;
+}
+
 /**
- * What a turn reads to start (migration 005): the session's history (of the
- * earlier runs: `run_id` is left null, the claimed run's own prompt is left out
- * in SQL) and the recalled memory.
+ * What a turn reads to start (migrations 005 and 007): the session's history
+ * (the claimed run's own prompt is left out in SQL; read only past what this
+ * instance holds, history_cache.ts) and the recalled memory.
  */
 export interface TurnReading {
-  history: {
-    seq: number;
-    run_id: null;
-    role: string;
-    content: Record<string, unknown>;
-    constrained: boolean;
-  }[];
+  history: readonly HistoryItem[];
   memory: { id: string; session_id: string | null; key: string; value: Record<string, unknown> }[];
 }
 
-/** [seq, role, content, constrained] of each message, as `switchyard_history` gives them. */
-export type HistoryArrays = [number, string, Record<string, unknown>, boolean][];
-
-/** The reading of `switchyard_history` and `switchyard_recall` (migration 005). */
-export function readingFrom(history: HistoryArrays, memory: TurnReading["memory"]): TurnReading {
-  return {
-    history: history.map(([seq, role, content, constrained]) => ({
-      seq,
-      run_id: null,
-      role,
-      content,
-      constrained,
-    })),
-    memory,
-  };
+/** `switchyard_history`'s answer: [seq, role, content, constrained, id] of each message after `after`. */
+export interface HistoryRead {
+  after: number;
+  rows: [number, string, Record<string, unknown>, boolean, string][];
 }
 
 /** The reading of session `session` (every message), in one statement. */
 export async function readTurn(
   db: Queryable,
-  session: { id: string; user_id: string },
+  session: { id: string; user_id: string; key_id: string | null },
+  cache: HistoryCache,
 ): Promise<TurnReading> {
-  const rows = await db.query<{ history: HistoryArrays; memory: TurnReading["memory"] }>(
-    `SELECT switchyard_history($1, NULL) AS history, switchyard_recall($2, $1, $3) AS memory`,
-    [session.id, session.user_id, RECALL_LIMIT],
+  const mark = cache.mark(session.id);
+  const rows = await db.query<{ history: HistoryRead; memory: TurnReading["memory"] }>(
+    `SELECT switchyard_history($1, NULL, $4, $5) AS history, switchyard_recall($2, $1, $3) AS memory`,
+    [session.id, session.user_id, RECALL_LIMIT, mark.seq, mark.id],
   );
-  return readingFrom(rows[0].history, rows[0].memory);
+  return {
+    history: cache.history(session.id, mark, rows[0].history, session.key_id === null),
+    memory: rows[0].memory,
+  };
 }
 
 export type ExecuteClaim =
@@ -98,8 +96,12 @@ export interface ExecuteClaimRequest extends ClaimRequest {
    * before `records`; its payload gets the call's `call_id` and `tool_name`.
    */
   cancelledCall?: NewTraceEvent;
-  /** Read the session's history and the user's and session's memory after the claim. */
-  read?: { userId: string };
+  /**
+   * Read the session's history past what `cache` holds, keeping it there (so
+   * only for a plaintext session), and the user's and session's memory after
+   * the claim.
+   */
+  read?: { userId: string; cache: HistoryCache };
 }
 
 type RunJson = Omit<RunRow, "claim_expires" | "created_at" | "updated_at"> & {
@@ -129,6 +131,7 @@ export async function claimForExecute(
   db: Queryable,
   c: ExecuteClaimRequest,
 ): Promise<ExecuteClaim> {
+  const read = c.read && { ...c.read, mark: c.read.cache.mark(c.sessionId) };
   const request = {
     session_id: c.sessionId,
     run_id: c.runId,
@@ -139,16 +142,17 @@ export async function claimForExecute(
     run_input: c.runInput ?? {},
     ...(c.records === undefined ? {} : { records: recordsDocument(c.records) }),
     ...(c.cancelledCall === undefined ? {} : { cancelled_call: traceRecord(c.cancelledCall) }),
-    ...(c.read === undefined
-      ? {}
-      : { read: { user_id: c.read.userId }, recall_limit: RECALL_LIMIT }),
+    ...(read === undefined ? {} : {
+      read: { user_id: read.userId, after_seq: read.mark.seq, after_id: read.mark.id },
+      recall_limit: RECALL_LIMIT,
+    }),
   };
   let answer: {
     kind: "claimed" | "in_flight";
     run: RunJson;
     superseded: RunJson | null;
     message_seqs: number[];
-    history: HistoryArrays | null;
+    history: HistoryRead | null;
     memory: TurnReading["memory"] | null;
   };
   try {
@@ -167,9 +171,12 @@ export async function claimForExecute(
     run: runFromJson(answer.run),
     superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
     messageSeqs: answer.message_seqs,
-    ...(answer.history === null || answer.memory === null
-      ? {}
-      : { reading: readingFrom(answer.history, answer.memory) }),
+    ...(answer.history === null || answer.memory === null || read === undefined ? {} : {
+      reading: {
+        history: read.cache.history(c.sessionId, read.mark, answer.history, true),
+        memory: answer.memory,
+      },
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Queryable } from "./db.ts";
 import { RECALL_LIMIT } from "./memories.ts";
-import { type HistoryArrays, readingFrom, type TurnReading } from "./run_admission.ts";
+import type { HistoryCache } from "./history_cache.ts";
+import type { HistoryRead, TurnReading } from "./run_admission.ts";
 import type { SessionRow } from "./sessions.ts";
 
 export interface TokenRow {
@@ -44,31 +45,35 @@ const TOKEN_WITH_SESSION = `SELECT t.id, t.user_id, t.secret_hash, t.expires_at,
             s.updated_at AS s_updated_at`;
 const FROM_TOKEN_AND_SESSION =
   "FROM tokens t LEFT JOIN sessions s ON s.id = $2 AND s.user_id = t.user_id WHERE t.id = $1";
-const READING = `CASE WHEN s.id IS NOT NULL THEN switchyard_history(s.id, NULL) END AS r_history,
+const READING =
+  `CASE WHEN s.id IS NOT NULL THEN switchyard_history(s.id, NULL, $4, $5) END AS r_history,
             CASE WHEN s.id IS NOT NULL THEN switchyard_recall(t.user_id, s.id, $3) END AS r_memory`;
 
 /**
  * The token and, in the same round trip, the session `sessionId` of the
  * token's owner (null when there is none): what an authenticated request on a
  * session reads before anything else. With `reading` (preview), also that
- * session's history and recalled memory, as a turn would read them. The caller
- * checks the token before using any of it.
+ * session's history (past what the cache holds) and recalled memory, as a turn
+ * would read them. The caller checks the token before using any of it.
  */
 export async function findTokenWithSession(
   db: Queryable,
   tokenId: string,
   sessionId: string,
-  options: { reading?: boolean } = {},
+  options: { reading?: HistoryCache } = {},
 ): Promise<{ token: TokenRow | null; session: SessionRow | null; reading?: TurnReading }> {
   type Row = TokenRow & { [column: `s_${string}`]: unknown } & {
-    r_history?: HistoryArrays | null;
+    r_history?: HistoryRead | null;
     r_memory?: TurnReading["memory"] | null;
   };
-  const rows = options.reading
+  const mark = options.reading?.mark(sessionId);
+  const rows = mark !== undefined
     ? await db.query<Row>(`${TOKEN_WITH_SESSION}, ${READING} ${FROM_TOKEN_AND_SESSION}`, [
       tokenId,
       sessionId,
       RECALL_LIMIT,
+      mark.seq,
+      mark.id,
     ])
     : await db.query<Row>(`${TOKEN_WITH_SESSION} ${FROM_TOKEN_AND_SESSION}`, [tokenId, sessionId]);
   const row = rows[0];
@@ -87,9 +92,9 @@ export async function findTokenWithSession(
     created_at: row.s_created_at,
     updated_at: row.s_updated_at,
   } as SessionRow;
-  return {
-    token,
-    session,
-    ...(row.r_history && row.r_memory ? { reading: readingFrom(row.r_history, row.r_memory) } : {}),
-  };
+  if (!row.r_history || !row.r_memory || options.reading === undefined || mark === undefined) {
+    return { token, session };
+  }
+  const history = options.reading.history(sessionId, mark, row.r_history, session.key_id === null);
+  return { token, session, reading: { history, memory: row.r_memory } };
 }

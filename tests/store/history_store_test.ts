@@ -16,6 +16,7 @@ import {
   listHistory,
   replaceMessageContent,
 } from "../../src/store/messages.ts";
+import { HistoryCache } from "../../src/store/history_cache.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { claimForExecute, readTurn } from "../../src/store/run_admission.ts";
 import { getSealedContent, putSealedContent } from "../../src/store/sealed_content.ts";
@@ -452,7 +453,11 @@ for (const store of storesUnderTest(process.env)) {
       assert.deepEqual(both.user.map((m) => m.key), ["editor"]);
       assert.deepEqual(both.session.map((m) => m.key), listed.map((m) => m.key));
       // A turn's reading (migration 005, preview's and execute's) recalls the same, in order.
-      const reading = await readTurn(db, { id: sessionId, user_id: userId });
+      const reading = await readTurn(
+        db,
+        { id: sessionId, user_id: userId, key_id: null },
+        new HistoryCache(),
+      );
       assert.deepEqual(
         reading.memory.map((m) => [m.key, m.value, m.session_id]),
         [...both.user, ...both.session].map((m) => [m.key, m.value, m.session_id]),
@@ -481,7 +486,11 @@ for (const store of storesUnderTest(process.env)) {
           now: at(i),
         });
       }
-      const reading = await readTurn(db, { id: sessionId, user_id: userId });
+      const reading = await readTurn(
+        db,
+        { id: sessionId, user_id: userId, key_id: null },
+        new HistoryCache(),
+      );
       assert.deepEqual(reading.history, [
         { seq: 1, run_id: null, role: "user", content: { plaintext: "m0" }, constrained: false },
         {
@@ -494,6 +503,106 @@ for (const store of storesUnderTest(process.env)) {
         { seq: 3, run_id: null, role: "user", content: { plaintext: "m2" }, constrained: true },
       ]);
       assert.deepEqual(reading.memory, []);
+    });
+
+    test("a read past what an instance holds gives the whole history, whoever wrote the rest", async () => {
+      const userId = await newUser(db);
+      const sessionId = await newSession(db, userId);
+      const session = { id: sessionId, user_id: userId, key_id: null };
+      const append = (text: string, runId: string | null = null) =>
+        appendMessage(db, {
+          id: uuidv7(),
+          sessionId,
+          runId,
+          role: "user",
+          content: { plaintext: text },
+          now: T0,
+        });
+      const texts = (r: { history: readonly { content: Record<string, unknown> }[] }) =>
+        r.history.map((m) => m.content.plaintext);
+      const history = (after: number, afterId: string | null, leaveOut: string | null = null) =>
+        db.query<{ h: { after: number; rows: unknown[][] } }>(
+          "SELECT switchyard_history($1, $2, $3, $4) AS h",
+          [sessionId, leaveOut, after, afterId],
+        ).then((rows) => rows[0].h);
+
+      const [m1, m2] = [await append("m1"), await append("m2")];
+      const mine = new HistoryCache();
+      assert.deepEqual(texts(await readTurn(db, session, mine)), ["m1", "m2"]);
+      // Another instance writes; this one then reads only what came after its last message.
+      await append("m3");
+      assert.deepEqual((await history(m2.seq, m2.id)).rows.map((r) => r[0]), [3]);
+      assert.deepEqual(texts(await readTurn(db, session, mine)), ["m1", "m2", "m3"]);
+      assert.equal(mine.mark(sessionId).seq, 3);
+
+      // A message that is not there (seq taken by another message) reads the whole history.
+      const unknown = await history(m1.seq, m2.id);
+      assert.deepEqual([unknown.after, unknown.rows.map((r) => r[0])], [0, [1, 2, 3]]);
+
+      // The claim reads the same way, leaving out its own run's prompt; the next claim sees it.
+      const claim = (runId: string) =>
+        claimForExecute(db, {
+          sessionId,
+          runId,
+          turnId: uuidv7(),
+          instance: "i",
+          now: T0,
+          records: {
+            messages: [{
+              id: uuidv7(),
+              sessionId,
+              runId,
+              role: "user",
+              content: { plaintext: `prompt of ${runId}` },
+              now: T0,
+            }],
+            trace: [],
+            usage: [],
+          },
+          read: { userId, cache: mine },
+        });
+      const first = uuidv7();
+      const claimed = await claim(first);
+      assert.equal(claimed.kind, "claimed");
+      assert.deepEqual(texts(claimed.kind === "claimed" ? claimed.reading! : { history: [] }), [
+        "m1",
+        "m2",
+        "m3",
+      ]);
+      await append("reply", first);
+      await db.query("UPDATE runs SET state = 'idle' WHERE id = $1", [first]);
+      const second = await claim(uuidv7());
+      const expected = ["m1", "m2", "m3", `prompt of ${first}`, "reply"];
+      assert.deepEqual(
+        texts(second.kind === "claimed" ? second.reading! : { history: [] }),
+        expected,
+      );
+      // What a fresh instance reads whole is what this one put together.
+      assert.deepEqual(texts(await readTurn(db, session, new HistoryCache())), [
+        ...expected,
+        `prompt of ${second.kind === "claimed" ? second.run.id : ""}`,
+      ]);
+    });
+
+    test("an encrypted session's history is read whole each time (its messages get sealed)", async () => {
+      const userId = await newUser(db);
+      const sessionId =
+        (await insertSession(db, { id: uuidv7(), userId, title: "e", keyId: "k1", now: T0 })).id;
+      await appendMessage(db, {
+        id: uuidv7(),
+        sessionId,
+        runId: null,
+        role: "assistant",
+        content: { plaintext: "router-authored" },
+        now: T0,
+      });
+      const cache = new HistoryCache();
+      const session = { id: sessionId, user_id: userId, key_id: "k1" };
+      await readTurn(db, session, cache);
+      assert.equal(cache.mark(sessionId).seq, 0);
+      assert.equal(await replaceMessageContent(db, sessionId, 1, { encrypted: ENVELOPE }), true);
+      const reading = await readTurn(db, session, cache);
+      assert.deepEqual(reading.history.map((m) => m.content), [{ encrypted: ENVELOPE }]);
     });
 
     test("approvals are recorded per run", async () => {

@@ -6,6 +6,7 @@ import { memoryLogger } from "../../src/log.ts";
 import { registryFromConfig } from "../../src/main.ts";
 import type { ListingCache } from "../../src/providers/listing.ts";
 import { createModelCache } from "../../src/providers/model_cache.ts";
+import { HistoryCache } from "../../src/store/history_cache.ts";
 import type { Registry } from "../../src/providers/registry.ts";
 import type { WebAssets } from "../../src/http/web_assets.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
@@ -83,6 +84,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     newId: () => uuidv7(clock.now().getTime()),
     registry,
     listingCache,
+    historyCache: new HistoryCache(),
     ...(options.signals ? { signals: options.signals } : {}),
     ...(options.webAssets ? { webAssets: options.webAssets } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),

@@ -26,7 +26,8 @@ export const previewEndpoint: Endpoint = {
   async handle(ctx) {
     const session = await liveSession(ctx);
     // Read with the token, as execute's claim reads it (migration 005).
-    const reading = ctx.principal.reading ?? await readTurn(ctx.deps.db, session);
+    const reading = ctx.principal.reading ??
+      await readTurn(ctx.deps.db, session, ctx.deps.historyCache);
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
     const request = parseTurnRequest(body);
     if (!request.ok) throw new ServiceError(request.failure);
