@@ -4,8 +4,9 @@
  * 20 ms) while the CPU profiler samples, and prints the top functions by
  * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview|alloc]`:
  * `preview` drives previews at 32 clients instead; with
- * `depth`, one session's turns 0–49 and 150–199, one at a time, are profiled
- * apart and set side by side (what a deep session adds to a turn); `alloc`
+ * `depth`, one session's turns 150–199, one at a time, are profiled and set
+ * beside 50 turns on fresh sessions, profiled just before them (what a deep
+ * session adds to a turn, both measured warm); `alloc`
  * drives the turns of `turns` (or, with a fourth argument `preview`, previews)
  * under V8's sampling heap profiler instead and prints the functions that
  * allocate the most (what the collector then spends its time on), per request.
@@ -197,6 +198,8 @@ async function printLoadProfile(profiled: Profiled) {
 /** Self time per turn of each function, in one session's turns 0–49 and 150–199, by growth. */
 async function printDepthProfiles(profiled: Profiled) {
   const session = await s.newSession();
+  // Fresh sessions are made outside the profile; their turns run when the deep ones do, warm alike.
+  const fresh = await Promise.all(Array.from({ length: DEEP_TURNS }, () => s.newSession()));
   const turns = (n: number) => async () => {
     for (let i = 0; i < n; i++) await executeTurn(s, session);
   };
@@ -206,8 +209,12 @@ async function printDepthProfiles(profiled: Profiled) {
       selfTimes(nodes).map((f) => [f.name, (f.share * total * SAMPLE_US) / 1000 / DEEP_TURNS]),
     );
   };
-  const shallow = msPerTurn(await profiled(turns(DEEP_TURNS)));
-  await turns(DEPTH - DEEP_TURNS)();
+  await turns(DEPTH)();
+  const shallow = msPerTurn(
+    await profiled(async () => {
+      for (const id of fresh) await executeTurn(s, id);
+    }),
+  );
   const deepest = msPerTurn(await profiled(turns(DEEP_TURNS)));
   const rows = [...new Set([...shallow.keys(), ...deepest.keys()])]
     .filter((name) => name !== "(idle)")
@@ -215,14 +222,12 @@ async function printDepthProfiles(profiled: Profiled) {
     .sort((a, b) => (b.atDepth - b.at0) - (a.atDepth - a.at0));
   const sum = (pick: (r: typeof rows[number]) => number) => rows.reduce((t, r) => t + pick(r), 0);
   console.log(
-    `\n${store}: CPU ms per turn (self time, not idle), turns 0–${DEEP_TURNS - 1} and ${DEPTH}–${
+    `\n${store}: CPU ms per turn (self time, not idle), ${DEEP_TURNS} turns on fresh sessions and turns ${DEPTH}–${
       DEPTH + DEEP_TURNS - 1
-    } of one session\n`,
+    } of one session, profiled one after the other\n`,
   );
   console.log(
-    `| function | 0–${DEEP_TURNS - 1} | ${DEPTH}–${
-      DEPTH + DEEP_TURNS - 1
-    } | growth |\n|---|---:|---:|---:|`,
+    `| function | fresh | ${DEPTH}–${DEPTH + DEEP_TURNS - 1} | growth |\n|---|---:|---:|---:|`,
   );
   const line = (name: string, a: number, b: number) =>
     console.log(`| ${name} | ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b - a).toFixed(3)} |`);
