@@ -11,7 +11,7 @@ import { listGeminiModels } from "./listing_gemini.ts";
 import type { ListingContext } from "./listing_http.ts";
 import { listOllamaModels } from "./listing_ollama.ts";
 import { listOpenAiModels } from "./listing_openai.ts";
-import { type ModelCache, untilAborted } from "./model_cache.ts";
+import { ListingTimeout, type ModelCache, untilAborted } from "./model_cache.ts";
 import type { ProviderEntry, Registry, WireProtocol } from "./registry.ts";
 
 export interface ListingResult {
@@ -78,15 +78,14 @@ async function listProvider(
   const timer = setTimeout(() => deadline.abort(), options.deadlineMs);
   try {
     const models = options.cache && cacheKey
-      ? await options.cache.get(cacheKey, load, deadline.signal)
+      ? await options.cache.get(cacheKey, load, { signal: deadline.signal, ms: options.deadlineMs })
       : await untilAborted(load(deadline.signal), deadline.signal);
     return { models };
   } catch (error) {
-    if (deadline.signal.aborted) {
-      const message = `${provider.id}: no listing within ${options.deadlineMs} ms`;
-      return { unavailable: { provider: provider.id, reason: "timeout", message } };
-    }
-    return failed(provider, error);
+    return failed(
+      provider,
+      deadline.signal.aborted ? new ListingTimeout(options.deadlineMs) : error,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -94,6 +93,10 @@ async function listProvider(
 
 /** A provider whose listing failed, as `unavailable` reports it. */
 function failed(provider: ProviderEntry, error: unknown): ProviderOutcome {
+  if (error instanceof ListingTimeout) {
+    const message = `${provider.id}: ${error.message}`;
+    return { unavailable: { provider: provider.id, reason: "timeout", message } };
+  }
   if (error instanceof ProviderError) {
     const reason = unavailableReasonOf(error.category);
     return { unavailable: { provider: provider.id, reason, message: error.message } };

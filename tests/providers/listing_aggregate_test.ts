@@ -209,6 +209,31 @@ describe("listModels", () => {
     await listModels(registry, new Map([["openai", "other-key"]]), options);
     assert.equal(calls.length, 2);
   });
+
+  test("a listing slower than the deadline is not asked again by every request, and lands when it answers", async () => {
+    let answer: (() => void) | undefined;
+    const { fetch, calls } = fakeFetch({
+      // Answers only when the test says so, whatever its signal does (a host swallowing packets).
+      "openai.test": () =>
+        new Promise((resolve) => (answer = () => resolve(json({ data: [{ id: "gpt-5.5" }] })))),
+    });
+    const cache = createModelCache<ModelDescriptor[]>({ now: () => 0 });
+    const registry = { providers: registryOf().providers.filter((p) => p.id === "openai") };
+    const keys = new Map([["openai", "k1"]]);
+    const options = { deadlineMs: 50, fetch, cache };
+    for (let i = 0; i < 3; i++) {
+      const late = await listModels(registry, keys, options);
+      assert.deepEqual(late.unavailable, [
+        { provider: "openai", reason: "timeout", message: "openai: no listing within 50 ms" },
+      ]);
+    }
+    assert.equal(calls.length, 1, "the first request's listing went on; the others were told");
+    answer!();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const listed = await listModels(registry, keys, options);
+    assert.deepEqual([ids(listed.models), listed.unavailable], [["openai/gpt-5.5"], []]);
+    assert.equal(calls.length, 1);
+  });
 });
 
 describe("routingCatalog", () => {

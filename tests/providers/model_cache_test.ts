@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createModelCache } from "../../src/providers/model_cache.ts";
+import { createModelCache, ListingTimeout } from "../../src/providers/model_cache.ts";
 
 function clock(start = 1_000) {
   let t = start;
@@ -75,32 +75,99 @@ describe("model cache", () => {
     assert.deepEqual(cache.peek("k"), { value: "ok" });
   });
 
+  /** A waiter's deadline the test ends by hand. */
+  const deadline = (ms: number) => {
+    const controller = new AbortController();
+    return { signal: controller.signal, ms, pass: () => controller.abort() };
+  };
+
   test("a waiter that gives up leaves; the request goes on for the others", async () => {
     const cache = createModelCache<string>({ now: clock().now });
     const load = controlled<string>();
-    const impatient = new AbortController();
-    const first = cache.get("k", load.load, impatient.signal);
-    const second = cache.get("k", load.load, new AbortController().signal);
-    impatient.abort();
-    await assert.rejects(first);
+    const impatient = deadline(100);
+    const first = cache.get("k", load.load, impatient);
+    const second = cache.get("k", load.load, deadline(5_000));
+    impatient.pass();
+    await assert.rejects(first, (e) => e instanceof ListingTimeout && e.ms === 100);
     assert.equal(load.signal()?.aborted, false);
     load.resolve("late");
     assert.equal(await second, "late");
     assert.equal(await cache.get("k", () => Promise.resolve("new")), "late");
   });
 
+  test("a load every waiter gave up on goes on, and what it lists answers the next request", async () => {
+    const cache = createModelCache<string>({ now: clock().now });
+    const load = controlled<string>();
+    const waiter = deadline(100);
+    const pending = cache.get("k", load.load, waiter);
+    waiter.pass();
+    await assert.rejects(pending, ListingTimeout);
+    assert.equal(load.signal()?.aborted, false);
+    load.resolve("slow but there");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(cache.peek("k"), { value: "slow but there" });
+    assert.equal(await cache.get("k", () => Promise.resolve("new")), "slow but there");
+    assert.equal(load.calls(), 1);
+  });
+
+  test("past one waiter's deadline, a waiter that would wait no longer is answered at once", async () => {
+    const c = clock();
+    const cache = createModelCache<string>({ now: c.now });
+    const load = controlled<string>();
+    const first = deadline(10_000);
+    const pending = cache.get("k", load.load, first);
+    c.advance(10_000);
+    first.pass();
+    await assert.rejects(pending, ListingTimeout);
+    // As patient: told at once, its own deadline untouched, no second load.
+    const same = deadline(10_000);
+    await assert.rejects(
+      cache.get("k", load.load, same),
+      (e) => e instanceof ListingTimeout && e.ms === 10_000,
+    );
+    assert.equal(same.signal.aborted, false);
+    // More patient (a longer X-Router-Timeout-Ms): it waits on the same load.
+    const patient = cache.get("k", load.load, deadline(60_000));
+    load.resolve("after 12 s");
+    assert.equal(await patient, "after 12 s");
+    assert.equal(load.calls(), 1);
+  });
+
+  test("a load that never settles ends at maxFlightMs, held as a timeout for failureTtlMs", async () => {
+    const c = clock();
+    const cache = createModelCache<string>({ now: c.now, maxFlightMs: 20, failureTtlMs: 2_000 });
+    const load = controlled<string>();
+    // No deadline of its own: only the cap ends the wait. The cap's timer is unreferenced (a load
+    // never holds the process open), so an interval keeps this test's event loop alive meanwhile.
+    const alive = setInterval(() => {}, 1_000);
+    try {
+      await assert.rejects(
+        cache.get("k", load.load),
+        (e) => e instanceof ListingTimeout && e.ms === 20,
+      );
+    } finally {
+      clearInterval(alive);
+    }
+    assert.equal(load.signal()?.aborted, true);
+    const held = cache.peek("k");
+    assert.ok(held !== undefined && "error" in held && held.error instanceof ListingTimeout);
+    await assert.rejects(cache.get("k", load.load), ListingTimeout);
+    assert.equal(load.calls(), 1);
+    c.advance(2_000);
+    assert.equal(await cache.get("k", () => Promise.resolve("back")), "back");
+  });
+
   for (const outcome of ["answers", "fails"] as const) {
-    test(`cancels the request when every waiter gave up, and holds nothing when it then ${outcome}`, async () => {
+    test(`clear cancels a load in flight, and holds nothing when it then ${outcome}`, async () => {
       const cache = createModelCache<string>({ now: clock().now });
       const load = controlled<string>();
-      const waiter = new AbortController();
-      const pending = cache.get("k", load.load, waiter.signal);
-      waiter.abort();
-      await assert.rejects(pending);
+      const pending = cache.get("k", load.load);
+      cache.clear();
       assert.equal(load.signal()?.aborted, true);
+      await assert.rejects(pending);
       if (outcome === "answers") load.resolve("too late");
-      else load.reject(new Error("aborted"));
-      await Promise.resolve();
+      else load.reject(new Error("refused"));
+      await new Promise((resolve) => setTimeout(resolve, 0));
       assert.equal(cache.peek("k"), undefined);
       assert.equal(await cache.get("k", () => Promise.resolve("fresh")), "fresh");
     });
