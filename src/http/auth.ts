@@ -29,9 +29,12 @@ export async function authenticate(
   // A request on a session reads the session with the token, in one round trip.
   const found = sessionId === undefined
     ? { token: await findToken(deps.db, parsed.tokenId) }
-    : await findTokenWithSession(deps.db, parsed.tokenId, sessionId, {
-      ...(options.reading ? { reading: deps.historyCache } : {}),
-    });
+    : await findTokenWithSession(
+      deps.db,
+      parsed.tokenId,
+      sessionId,
+      options.reading ? { reading: deps.historyCache } : {},
+    );
   const row = found.token;
   // Hash even when the row is missing, so an unknown id costs the same as a wrong secret.
   const presented = sha256Hex(parsed.secret);

@@ -66,7 +66,8 @@ export async function findTokenWithSession(
     r_history?: HistoryRead | null;
     r_memory?: TurnReading["memory"] | null;
   };
-  const mark = options.reading?.mark(sessionId);
+  const cache = options.reading;
+  const mark = cache?.mark(sessionId);
   const rows = mark !== undefined
     ? await db.query<Row>(`${TOKEN_WITH_SESSION}, ${READING} ${FROM_TOKEN_AND_SESSION}`, [
       tokenId,
@@ -92,9 +93,9 @@ export async function findTokenWithSession(
     created_at: row.s_created_at,
     updated_at: row.s_updated_at,
   } as SessionRow;
-  if (!row.r_history || !row.r_memory || options.reading === undefined || mark === undefined) {
+  if (cache === undefined || mark === undefined || !row.r_history || !row.r_memory) {
     return { token, session };
   }
-  const history = options.reading.history(sessionId, mark, row.r_history, session.key_id === null);
+  const history = cache.history(sessionId, mark, row.r_history, session.key_id === null);
   return { token, session, reading: { history, memory: row.r_memory } };
 }
