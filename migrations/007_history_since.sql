@@ -6,7 +6,10 @@
 -- session's row lock), so what came before that message is exactly what the
 -- instance holds. A message that is not there (another database, a session
 -- deleted) gets the whole history, as does `after_seq` 0.
-DROP FUNCTION switchyard_history(uuid, uuid);
+-- Instances of the previous version keep working through a rolling deploy:
+-- migration 006's two-argument `switchyard_history` stays, and the claim
+-- answers a request without `read.after_seq` in 006's form. A later migration
+-- may drop both once no such instance is left.
 -- { after, rows }: `after` the seq the rows follow (`after_seq`, or 0 when the
 -- named message is not there); rows as [seq, role, content, constrained, id].
 CREATE FUNCTION switchyard_history(of_session uuid, leave_out uuid, after_seq integer,
@@ -29,7 +32,8 @@ BEGIN
 END
 $$;
 
--- Migration 006's claim, reading the history after `c.read.after_seq` / `after_id`.
+-- Migration 006's claim, reading the history after `c.read.after_seq` / `after_id`
+-- when the request names them.
 CREATE OR REPLACE FUNCTION switchyard_claim_execute(c jsonb) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -84,10 +88,11 @@ BEGIN
     'run', to_json(claimed),
     'superseded', CASE WHEN live.id IS NULL THEN NULL ELSE to_json(live) END,
     'message_seqs', written -> 'message_seqs',
-    'history', CASE WHEN c ? 'read' THEN
-      switchyard_history(claimed_session, claimed.id,
-                         coalesce((c -> 'read' ->> 'after_seq')::int, 0),
-                         (c -> 'read' ->> 'after_id')::uuid) END,
+    'history', CASE
+      WHEN c -> 'read' ? 'after_seq' THEN
+        switchyard_history(claimed_session, claimed.id, (c -> 'read' ->> 'after_seq')::int,
+                           (c -> 'read' ->> 'after_id')::uuid)
+      WHEN c ? 'read' THEN switchyard_history(claimed_session, claimed.id) END,
     'memory', CASE WHEN c ? 'read' THEN
       switchyard_recall((c -> 'read' ->> 'user_id')::uuid, claimed_session, recall) END
   );

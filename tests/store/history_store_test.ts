@@ -584,6 +584,41 @@ for (const store of storesUnderTest(process.env)) {
       ]);
     });
 
+    test("an instance of the previous version reads as it did, through a rolling deploy", async () => {
+      const userId = await newUser(db);
+      const sessionId = await newSession(db, userId);
+      await appendMessage(db, {
+        id: uuidv7(),
+        sessionId,
+        runId: null,
+        role: "user",
+        content: { plaintext: "m1" },
+        now: T0,
+      });
+      const oldForm = [[1, "user", { plaintext: "m1" }, false]];
+      // Migration 006's reads, as its preview and its claim sent them.
+      const [read] = await db.query<{ h: unknown }>(
+        "SELECT switchyard_history($1, NULL) AS h",
+        [sessionId],
+      );
+      assert.deepEqual(read.h, oldForm);
+      const [claimed] = await db.query<{ c: { kind: string; history: unknown } }>(
+        "SELECT switchyard_claim_execute($1::jsonb) AS c",
+        [JSON.stringify({
+          session_id: sessionId,
+          run_id: uuidv7(),
+          turn_id: uuidv7(),
+          instance: "previous",
+          now: T0.toISOString(),
+          lease_until: at(30).toISOString(),
+          run_input: {},
+          read: { user_id: userId },
+          recall_limit: 40,
+        })],
+      );
+      assert.deepEqual([claimed.c.kind, claimed.c.history], ["claimed", oldForm]);
+    });
+
     test("an encrypted session's history is read whole each time (its messages get sealed)", async () => {
       const userId = await newUser(db);
       const sessionId =
