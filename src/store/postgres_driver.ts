@@ -30,46 +30,67 @@ export const RECONNECT_OPTIONS = {
  * the service recovers by itself once the server is back.
  */
 export function openPostgres(url: string, options: { maxConnections: number }): Db {
-  const sql = postgres(url, {
-    max: options.maxConnections,
-    ...RECONNECT_OPTIONS,
-    idle_timeout: IDLE_TIMEOUT_S,
-    onnotice: () => {},
-    // Keep query text and parameters out of error objects that might be logged.
-    debug: false,
-    connection: { application_name: "switchyard" },
-    // JSON goes in as text (see db.ts), exactly as PGlite takes it; postgres.js
-    // would otherwise encode a string parameter a second time.
-    types: {
-      jsonText: {
-        to: 114,
-        from: [114, 3802],
-        serialize: (x: unknown) => typeof x === "string" ? x : JSON.stringify(x),
-        parse: (x: string) => JSON.parse(x),
+  const open = () =>
+    postgres(url, {
+      max: options.maxConnections,
+      ...RECONNECT_OPTIONS,
+      idle_timeout: IDLE_TIMEOUT_S,
+      onnotice: () => {},
+      // Keep query text and parameters out of error objects that might be logged.
+      debug: false,
+      connection: { application_name: "switchyard" },
+      // JSON goes in as text (see db.ts), exactly as PGlite takes it; postgres.js
+      // would otherwise encode a string parameter a second time.
+      types: {
+        jsonText: {
+          to: 114,
+          from: [114, 3802],
+          serialize: (x: unknown) => typeof x === "string" ? x : JSON.stringify(x),
+          parse: (x: string) => JSON.parse(x),
+        },
       },
-    },
-  });
-  const wrap = (q: Sql): Queryable => ({
+    });
+  let sql = open();
+  /**
+   * A connection that timed out connecting is left for a fresh pool: in
+   * postgres.js 3.4.9 a socket that closes while a write is still buffered
+   * leaves its connection unable to send anything again (its next startup
+   * message waits behind a cancelled flush, postgres.js pull request #1214 and
+   * the issues it fixes), so every later attempt on it times out as well.
+   */
+  const failed = (pool: postgres.Sql) => (error: unknown): never => {
+    if ((error as { code?: unknown } | null)?.code === "CONNECT_TIMEOUT" && pool === sql) {
+      sql = open();
+      direct = wrap(sql, sql);
+      pool.end({ timeout: 0 }).catch(() => {});
+    }
+    return rethrowStorageFault(error);
+  };
+  const wrap = (q: Sql, pool: postgres.Sql): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       // A plain array, like PGlite gives (postgres.js adds count, command, ...).
       // Prepared: every query text is a constant of a query function, so the
       // per-connection statement cache stays small and each is parsed once.
       const rows = await q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
         prepare: true,
-      }).catch(rethrowStorageFault);
+      }).catch(failed(pool));
       return Array.from(rows) as T[];
     },
     async exec(text: string) {
-      await q.unsafe(text).simple().catch(rethrowStorageFault);
+      await q.unsafe(text).simple().catch(failed(pool));
     },
   });
+  let direct = wrap(sql, sql);
   return {
     driver: "postgres",
-    ...wrap(sql),
-    transaction: async (fn) =>
-      await sql.begin((tx) => fn(wrap(tx))).catch(rethrowStorageFault) as Awaited<
+    query: (text, params) => direct.query(text, params),
+    exec: (text) => direct.exec(text),
+    transaction: async (fn) => {
+      const pool = sql;
+      return await pool.begin((tx) => fn(wrap(tx, pool))).catch(failed(pool)) as Awaited<
         ReturnType<typeof fn>
-      >,
+      >;
+    },
     close: () => sql.end({ timeout: 5 }),
   };
 }
