@@ -53,6 +53,24 @@ async function newSession(db: Db, userId?: string): Promise<string> {
   return (await insertSession(db, { id: uuidv7(), userId: owner, title: "h", now: T0 })).id;
 }
 
+/** A plaintext message saying `text`, of run `runId` (none by default). */
+function appendText(
+  db: Db,
+  sessionId: string,
+  role: string,
+  text: string,
+  runId: string | null = null,
+) {
+  return appendMessage(db, {
+    id: uuidv7(),
+    sessionId,
+    runId,
+    role,
+    content: { plaintext: text },
+    now: T0,
+  });
+}
+
 for (const store of storesUnderTest(process.env)) {
   describe(`history store on ${store.name}`, () => {
     let db: Db;
@@ -510,14 +528,7 @@ for (const store of storesUnderTest(process.env)) {
       const sessionId = await newSession(db, userId);
       const session = { id: sessionId, user_id: userId, key_id: null };
       const append = (text: string, runId: string | null = null) =>
-        appendMessage(db, {
-          id: uuidv7(),
-          sessionId,
-          runId,
-          role: "user",
-          content: { plaintext: text },
-          now: T0,
-        });
+        appendText(db, sessionId, "user", text, runId);
       const texts = (r: { history: readonly { content: Record<string, unknown> }[] }) =>
         r.history.map((m) => m.content.plaintext);
       const history = (after: number, afterId: string | null, leaveOut: string | null = null) =>
@@ -587,14 +598,7 @@ for (const store of storesUnderTest(process.env)) {
     test("an instance of the previous version reads as it did, through a rolling deploy", async () => {
       const userId = await newUser(db);
       const sessionId = await newSession(db, userId);
-      await appendMessage(db, {
-        id: uuidv7(),
-        sessionId,
-        runId: null,
-        role: "user",
-        content: { plaintext: "m1" },
-        now: T0,
-      });
+      await appendText(db, sessionId, "user", "m1");
       const oldForm = [[1, "user", { plaintext: "m1" }, false]];
       // Migration 006's reads, as its preview and its claim sent them.
       const [read] = await db.query<{ h: unknown }>(
@@ -623,14 +627,7 @@ for (const store of storesUnderTest(process.env)) {
       const userId = await newUser(db);
       const sessionId =
         (await insertSession(db, { id: uuidv7(), userId, title: "e", keyId: "k1", now: T0 })).id;
-      await appendMessage(db, {
-        id: uuidv7(),
-        sessionId,
-        runId: null,
-        role: "assistant",
-        content: { plaintext: "router-authored" },
-        now: T0,
-      });
+      await appendText(db, sessionId, "assistant", "router-authored");
       const cache = new HistoryCache();
       const session = { id: sessionId, user_id: userId, key_id: "k1" };
       await readTurn(db, session, cache);
