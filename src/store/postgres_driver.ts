@@ -66,20 +66,23 @@ export function openPostgres(url: string, options: { maxConnections: number }): 
     }
     return rethrowStorageFault(error);
   };
-  const wrap = (q: Sql, pool: postgres.Sql): Queryable => ({
-    async query<T>(text: string, params: readonly unknown[] = []) {
-      // A plain array, like PGlite gives (postgres.js adds count, command, ...).
-      // Prepared: every query text is a constant of a query function, so the
-      // per-connection statement cache stays small and each is parsed once.
-      const rows = await q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
-        prepare: true,
-      }).catch(failed(pool));
-      return Array.from(rows) as T[];
-    },
-    async exec(text: string) {
-      await q.unsafe(text).simple().catch(failed(pool));
-    },
-  });
+  const wrap = (q: Sql, pool: postgres.Sql): Queryable => {
+    const fail = failed(pool);
+    return {
+      async query<T>(text: string, params: readonly unknown[] = []) {
+        // A plain array, like PGlite gives (postgres.js adds count, command, ...).
+        // Prepared: every query text is a constant of a query function, so the
+        // per-connection statement cache stays small and each is parsed once.
+        const rows = await q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
+          prepare: true,
+        }).catch(fail);
+        return Array.from(rows) as T[];
+      },
+      async exec(text: string) {
+        await q.unsafe(text).simple().catch(fail);
+      },
+    };
+  };
   let direct = wrap(sql, sql);
   return {
     driver: "postgres",
