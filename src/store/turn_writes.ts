@@ -118,7 +118,8 @@ const isScalar = (v: unknown) =>
 /**
  * The payload of a run of events' plaintext payloads: `plaintext` holds the
  * fields every one of them has with the same scalar value, `each` the rest of
- * each, in order. Event n reads back as `{ plaintext: plaintext ∪ each[n] }`.
+ * each, in order (`seriesOf` folds counting runs of them). Event n reads back
+ * as `{ plaintext: plaintext ∪ each[n] }`.
  */
 export function groupPayload(payloads: readonly Record<string, unknown>[]) {
   // for…in over these plain JSON objects: Object.entries made an array per field, per event.
@@ -135,7 +136,68 @@ export function groupPayload(payloads: readonly Record<string, unknown>[]) {
     for (const key in p) if (!Object.hasOwn(shared, key)) own[key] = p[key];
     return own;
   });
-  return { plaintext: shared, each };
+  return { plaintext: shared, each: seriesOf(each) };
+}
+
+/** A field counting by one: its number when the value is a whole number written as text ("298"). */
+function counter(value: unknown): number | null {
+  return typeof value === "string" && /^(0|[1-9][0-9]{0,8})$/.test(value) ? Number(value) : null;
+}
+
+/** The field by which `b` follows `a` when that is all that differs: a counter one up or down. */
+function stepBetween(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): { key: string; step: number } | null {
+  let step: { key: string; step: number } | null = null;
+  let keys = 0;
+  for (const key in a) {
+    keys++;
+    if (key.startsWith("$") || !Object.hasOwn(b, key)) return null;
+    if (a[key] === b[key]) continue;
+    const [from, to] = [counter(a[key]), counter(b[key])];
+    if (step !== null || from === null || to === null || Math.abs(to - from) !== 1) return null;
+    step = { key, step: to - from };
+  }
+  for (const _ in b) keys--;
+  return keys === 0 ? step : null;
+}
+
+/** Fewer entries than this stay as they are: a series entry is no shorter. */
+const SHORTEST_SERIES = 3;
+
+/**
+ * `each` with every run of entries alike but for one counter stepping by one
+ * (the history messages a turn weighs: labels "298", "297", …) folded into one
+ * entry: the others' fields, `$series` (the counter's name), `$from` and `$to`.
+ * traces.ts unfolds it. A turn's selection then takes a few entries at any
+ * depth, where one per message made a session's trace grow with the square
+ * of its length.
+ */
+function seriesOf(each: Record<string, unknown>[]): Record<string, unknown>[] {
+  const folded: Record<string, unknown>[] = [];
+  for (let i = 0; i < each.length;) {
+    const first = stepBetween(each[i], each[i + 1] ?? {});
+    let last = i;
+    while (first !== null && last + 1 < each.length) {
+      const next = stepBetween(each[last], each[last + 1]);
+      if (next === null || next.key !== first.key || next.step !== first.step) break;
+      last++;
+    }
+    if (first === null || last + 1 - i < SHORTEST_SERIES) {
+      folded.push(each[i++]);
+      continue;
+    }
+    const { [first.key]: from, ...rest } = each[i];
+    folded.push({
+      ...rest,
+      $series: first.key,
+      $from: counter(from),
+      $to: counter(each[last][first.key]),
+    });
+    i = last + 1;
+  }
+  return folded;
 }
 
 /** The records as the store functions of migration 004 take them. */

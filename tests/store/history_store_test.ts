@@ -357,6 +357,44 @@ for (const store of storesUnderTest(process.env)) {
       assert.deepEqual(events.map((e) => e.payload), payloads.map((plaintext) => ({ plaintext })));
     });
 
+    test("a deep history's selection is stored as counting runs and read back event by event", async () => {
+      const sessionId = await newSession(db);
+      const base = { sessionId, traceId: uuidv7(), now: at(5), eventType: "context_selection" };
+      const selection = (label: number, included: boolean) => ({
+        type: "context_selection",
+        path: null,
+        kind: "message",
+        label: String(label),
+        included,
+        reason: included ? "within budget" : "over budget",
+      });
+      const payloads = [
+        ...Array.from({ length: 250 }, (_, i) => selection(399 - i, true)),
+        { type: "context_selection", path: "a.ts", kind: "file", label: "a.ts", included: true },
+        ...Array.from({ length: 150 }, (_, i) => selection(149 - i, false)),
+      ];
+      await writeTurn(db, null, {
+        messages: [],
+        trace: payloads.map((plaintext) => ({ ...base, payload: { plaintext } } as TurnTraceEvent)),
+        usage: [],
+      });
+      const stored = await db.query<{ n: number }>(
+        "SELECT jsonb_array_length(payload -> 'each') AS n FROM trace_events WHERE session_id = $1",
+        [sessionId],
+      );
+      assert.deepEqual(stored, [{ n: 3 }]);
+      const all = await listTraceEvents(db, sessionId, { limit: 1000, offset: 0 });
+      assert.deepEqual(all.map((e) => e.payload), payloads.map((plaintext) => ({ plaintext })));
+      for (const [offset, limit] of [[0, 1], [249, 3], [251, 1], [100, 200], [399, 5]]) {
+        const window = await listTraceEvents(db, sessionId, { limit, offset });
+        assert.deepEqual(
+          window.map((e) => e.payload.plaintext),
+          payloads.slice(offset, offset + limit),
+          `offset ${offset}, limit ${limit}`,
+        );
+      }
+    });
+
     test("a row of events as written before migration 006 (an array of payloads) still reads", async () => {
       const sessionId = await newSession(db);
       const payloads = [1, 2, 3].map((n) => ({

@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { groupPayload } from "../../src/store/turn_writes.ts";
+
+/** What traces.ts reads back from a grouped payload: each entry, a series unfolded. */
+function unfolded(grouped: ReturnType<typeof groupPayload>): Record<string, unknown>[] {
+  return grouped.each.flatMap((own) => {
+    const { $series, $from, $to, ...rest } = own;
+    if (typeof $series !== "string") return [{ ...grouped.plaintext, ...own }];
+    const [from, to] = [$from as number, $to as number];
+    const step = to < from ? -1 : 1;
+    return Array.from(
+      { length: Math.abs(to - from) + 1 },
+      (_, i) => ({ ...grouped.plaintext, ...rest, [$series]: String(from + i * step) }),
+    );
+  });
+}
+
+const message = (label: string, included = true, reason = "within budget") => ({
+  type: "context_selection",
+  path: null,
+  kind: "message",
+  label,
+  included,
+  reason,
+});
+
+describe("a run of trace payloads grouped into one row", () => {
+  test("a deep history's selection takes one entry per counting run, at any depth", () => {
+    const payloads = [
+      ...Array.from({ length: 300 }, (_, i) => message(String(399 - i))),
+      ...Array.from({ length: 100 }, (_, i) => message(String(99 - i), false, "over budget")),
+    ];
+    const grouped = groupPayload(payloads);
+    assert.deepEqual(grouped.plaintext, { type: "context_selection", path: null, kind: "message" });
+    assert.deepEqual(grouped.each, [
+      { included: true, reason: "within budget", $series: "label", $from: 399, $to: 100 },
+      { included: false, reason: "over budget", $series: "label", $from: 99, $to: 0 },
+    ]);
+    assert.deepEqual(unfolded(grouped), payloads);
+  });
+
+  test("counting up, and a run broken by a gap, a repeat or another field", () => {
+    const payloads = [
+      message("7"),
+      message("8"),
+      message("9"),
+      message("11"), // a gap: a new run starts
+      message("12"),
+      message("13"),
+      message("13"), // a repeat
+      message("14", false), // another field changes too
+      message("15", false),
+      message("16", false),
+    ];
+    const grouped = groupPayload(payloads);
+    assert.deepEqual(grouped.each.map((e) => [e.$from ?? e.label, e.$to ?? null]), [
+      [7, 9],
+      [11, 13],
+      ["13", null],
+      [14, 16],
+    ]);
+    assert.deepEqual(unfolded(grouped), payloads);
+  });
+
+  test("only whole numbers written plainly count; short runs and other shapes stay as they are", () => {
+    const cases: Record<string, unknown>[][] = [
+      [message("1"), message("2")], // two: no shorter as a series
+      [message("01"), message("02"), message("03")], // leading zeros would not read back
+      [message("-1"), message("0"), message("1")],
+      [message("1.5"), message("2.5"), message("3.5")],
+      [message("1e3"), message("1001"), message("1002")],
+      [message("9999999999"), message("10000000000"), message("10000000001")], // past int4
+      [{ n: 1 }, { n: 2 }, { n: 3 }], // numbers, not text: nothing to fold
+      [{ $from: "1" }, { $from: "2" }, { $from: "3" }], // a field that would read as ours
+      [{ label: "1", extra: 1 }, { label: "2" }, { label: "3" }], // fields differ
+      [{ label: "1" }, { label: "2", extra: 1 }, { label: "3", extra: 1 }],
+      [{ label: "1", a: [1] }, { label: "2", a: [1] }, { label: "3", a: [1] }], // nested
+    ];
+    for (const payloads of cases) {
+      const grouped = groupPayload(payloads);
+      assert.ok(grouped.each.every((e) => !("$series" in e)), JSON.stringify(payloads));
+      assert.deepEqual(unfolded(grouped), payloads);
+    }
+    const three = groupPayload([message("1"), message("2"), message("3")]);
+    assert.deepEqual(three.each, [
+      { $series: "label", $from: 1, $to: 3 },
+    ]);
+  });
+});
