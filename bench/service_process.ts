@@ -41,7 +41,7 @@ export function runtimeArgs(file: string, runtimeFlags: readonly string[] = []):
 }
 
 /** The V8 flags of `deno task start` (deno.json), so the benchmarks measure what users run. */
-const DENO_V8_FLAGS = "--v8-flags=--expose-gc,--max-semi-space-size=2";
+const DENO_V8_FLAGS = "--v8-flags=--expose-gc,--max-semi-space-size=8";
 
 /**
  * One bench user sends thousands of requests a second: far above the default

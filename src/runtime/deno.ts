@@ -1,5 +1,6 @@
 // The Deno entry: the only file that knows it runs on Deno.
 import { runCli, type Serve } from "../main.ts";
+import { collectAllGarbage } from "../platform/collect_garbage.ts";
 
 const serve: Serve = ({ hostname, port, handler }) =>
   new Promise((resolve) => {
@@ -20,7 +21,4 @@ const serve: Serve = ({ hostname, port, handler }) =>
     });
   });
 
-// `gc` is there when the start task passes `--v8-flags=--expose-gc` (deno.json).
-const gc = (globalThis as { gc?: () => void }).gc;
-
-await runCli(Deno.args, Deno.env.toObject(), { serve, collectGarbage: gc && (() => gc()) });
+await runCli(Deno.args, Deno.env.toObject(), { serve, collectGarbage: collectAllGarbage });

@@ -8,6 +8,7 @@
  * object by object, and the request thread parses it natively.
  */
 import type { PGlite } from "@electric-sql/pglite";
+import { collectAllGarbage } from "../platform/collect_garbage.ts";
 import { createPglite, JSON_TYPES, preparedQueries } from "./pglite_driver.ts";
 import type { StoreReply, StoreRequest } from "./pglite_thread.ts";
 
@@ -28,13 +29,6 @@ function plainError(error: unknown): Record<string, unknown> {
   return fields;
 }
 
-/** A full collection of this thread's heap: `Bun.gc`, or V8's `gc` where exposed (`deno task start` passes --expose-gc). */
-function collectGarbage(): void {
-  const runtime = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
-  if (runtime.Bun !== undefined) runtime.Bun.gc(true);
-  else runtime.gc?.();
-}
-
 let db: PGlite | null = null;
 let query: ReturnType<typeof preparedQueries>;
 
@@ -47,7 +41,7 @@ self.onmessage = async ({ data: request }) => {
         // A new store is made by a throwaway PGlite instance (initdb) whose hundreds of MB of
         // WASM memory would stay resident until memory pressure. A worker has a heap of its own:
         // the request thread's collection does not reach it.
-        collectGarbage();
+        collectAllGarbage();
         return self.postMessage({ id: request.id, rows: [] });
       case "query": {
         const { rows, fields } = await query(request.text, request.params);
