@@ -144,23 +144,36 @@ function counter(value: unknown): number | null {
   return typeof value === "string" && /^(0|[1-9][0-9]{0,8})$/.test(value) ? Number(value) : null;
 }
 
+/** Whether `b` is `a` with only its counter `key` moved by `step`. */
+function follows(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  key: string,
+  step: number,
+): boolean {
+  let keys = 0;
+  for (const k in a) {
+    keys++;
+    if (k.startsWith("$") || !Object.hasOwn(b, k)) return false;
+    if (k === key ? counter(b[k]) !== (counter(a[k]) ?? NaN) + step : a[k] !== b[k]) return false;
+  }
+  for (const _ in b) keys--;
+  return keys === 0;
+}
+
 /** The field by which `b` follows `a` when that is all that differs: a counter one up or down. */
 function stepBetween(
   a: Record<string, unknown>,
   b: Record<string, unknown>,
 ): { key: string; step: number } | null {
-  let step: { key: string; step: number } | null = null;
-  let keys = 0;
   for (const key in a) {
-    keys++;
-    if (key.startsWith("$") || !Object.hasOwn(b, key)) return null;
     if (a[key] === b[key]) continue;
-    const [from, to] = [counter(a[key]), counter(b[key])];
-    if (step !== null || from === null || to === null || Math.abs(to - from) !== 1) return null;
-    step = { key, step: to - from };
+    const from = counter(a[key]);
+    const to = counter(b[key]);
+    if (from === null || to === null || Math.abs(to - from) !== 1) return null;
+    return follows(a, b, key, to - from) ? { key, step: to - from } : null;
   }
-  for (const _ in b) keys--;
-  return keys === 0 ? step : null;
+  return null;
 }
 
 /** Fewer entries than this stay as they are: a series entry is no shorter. */
@@ -179,11 +192,10 @@ function seriesOf(each: Record<string, unknown>[]): Record<string, unknown>[] {
   for (let i = 0; i < each.length;) {
     const first = stepBetween(each[i], each[i + 1] ?? {});
     let last = i;
-    while (first !== null && last + 1 < each.length) {
-      const next = stepBetween(each[last], each[last + 1]);
-      if (next === null || next.key !== first.key || next.step !== first.step) break;
-      last++;
-    }
+    while (
+      first !== null && last + 1 < each.length &&
+      follows(each[last], each[last + 1], first.key, first.step)
+    ) last++;
     if (first === null || last + 1 - i < SHORTEST_SERIES) {
       folded.push(each[i++]);
       continue;
