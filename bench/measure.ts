@@ -49,8 +49,15 @@ export async function measure(
   return row(name, times, performance.now() - start);
 }
 
+/** How long `measureSync` runs its function before timing it, at the least. */
+const SYNC_WARM_UP_MS = 1000;
+
 export function measureSync(name: string, iterations: number, fn: () => void): BenchRow {
-  for (let i = 0; i < Math.min(1000, iterations); i++) fn(); // warm up (JIT, then the optimising tier)
+  // Warm up: the JIT, then the optimising tier, and the young generation grown to the size this
+  // work keeps it at (a fresh process starts it small, and its frequent collections would land in
+  // the first timed calls' p99).
+  const warm = performance.now() + SYNC_WARM_UP_MS;
+  for (let i = 0; i < Math.min(1000, iterations) || performance.now() < warm; i++) fn();
   const times: number[] = [];
   const start = performance.now();
   for (let i = 0; i < iterations; i++) {
