@@ -9,6 +9,7 @@ import { getMetricsOnListener } from "./http/routes/metrics.ts";
 import { batchedLines, createLogger, type Logger } from "./log.ts";
 import { createModelCache } from "./providers/model_cache.ts";
 import { buildRegistry, type Registry } from "./providers/registry.ts";
+import { collectAllGarbage } from "./platform/collect_garbage.ts";
 import { uuidv7 } from "./platform/ids.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
@@ -34,8 +35,6 @@ export interface Runtime {
   pgliteWorker?: string;
   /** The console and API reference embedded in a single-file build; else read from dist/web/. */
   webAssets?: () => Promise<WebAssets>;
-  /** A full garbage collection, where the runtime offers one. */
-  collectGarbage?: () => void;
 }
 
 export interface Service {
@@ -144,7 +143,7 @@ export async function startService(
   // Start-up leaves garbage that would otherwise stay resident until memory pressure: the
   // migrations' and the web assets' hashing. Collect it once, before serving. (The embedded
   // store's thread collects its own, pglite_worker.ts.)
-  runtime.collectGarbage?.();
+  collectAllGarbage();
   const server = await runtime.serve({
     hostname: config.host,
     port: config.port,

@@ -12,7 +12,6 @@ declare const Bun: {
   argv: string[];
   env: Record<string, string | undefined>;
   file(path: string): Blob;
-  gc(force: boolean): void;
   serve(options: {
     hostname: string;
     port: number;
@@ -72,6 +71,5 @@ await runCli(Bun.argv.slice(2), { ...Bun.env }, {
   serve,
   pgliteAssets,
   ...(compiled ? { pgliteWorker: "./store/pglite_worker.ts" } : {}),
-  collectGarbage: () => Bun.gc(true),
   webAssets: embeddedWebAssets,
 });

@@ -1,6 +1,5 @@
 // The Deno entry: the only file that knows it runs on Deno.
 import { runCli, type Serve } from "../main.ts";
-import { collectAllGarbage } from "../platform/collect_garbage.ts";
 
 const serve: Serve = ({ hostname, port, handler }) =>
   new Promise((resolve) => {
@@ -21,4 +20,4 @@ const serve: Serve = ({ hostname, port, handler }) =>
     });
   });
 
-await runCli(Deno.args, Deno.env.toObject(), { serve, collectGarbage: collectAllGarbage });
+await runCli(Deno.args, Deno.env.toObject(), { serve });

@@ -190,7 +190,7 @@ const SHORTEST_SERIES = 3;
 function seriesOf(each: Record<string, unknown>[]): Record<string, unknown>[] {
   const folded: Record<string, unknown>[] = [];
   for (let i = 0; i < each.length;) {
-    const first = stepBetween(each[i], each[i + 1] ?? {});
+    const first = i + 1 < each.length ? stepBetween(each[i], each[i + 1]) : null;
     let last = i;
     while (
       first !== null && last + 1 < each.length &&
