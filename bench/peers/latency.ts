@@ -5,6 +5,7 @@
  * service's cost as one session's history grows.
  */
 import { type Spread, spread } from "../measure.ts";
+import { commandCpuMs, cpuMs } from "./proc.ts";
 import type { ProviderProcess } from "./provider_process.ts";
 import { directTarget, type Target } from "./targets.ts";
 
@@ -14,27 +15,48 @@ export interface Blocks {
   warmUp: number;
 }
 
-/** Each target's request times (ms), every request on a conversation of its own. */
+/** One target's requests at concurrency 1. */
+export interface Sequential {
+  /** Each request's time (ms). */
+  times: number[];
+  /** The target process's CPU time per request (ms), counted over its own blocks only. */
+  cpuMsPerRequest: number;
+  /** The PostgreSQL server's CPU time per request over the same blocks (whoever used it). */
+  databaseCpuMsPerRequest: number;
+}
+
+/** Each target's requests, every one on a conversation of its own. */
 export async function interleavedLatency(
   targets: Target[],
   o: Blocks,
-): Promise<Map<Target, number[]>> {
-  const times = new Map(targets.map((t) => [t, [] as number[]]));
+): Promise<Map<Target, Sequential>> {
+  const runs = new Map(targets.map((t) => [t, { times: [] as number[], cpu: 0, database: 0 }]));
   for (const t of targets) {
     for (const c of await t.conversations(o.warmUp)) await t.buffered(c);
   }
   for (let b = 0; b < o.blocks; b++) {
     for (let k = 0; k < targets.length; k++) {
       const target = targets[(b + k) % targets.length];
+      const run = runs.get(target)!;
       const conversations = await target.conversations(o.perBlock); // made outside the timing
+      const cpuBefore = cpuMs(target.pid);
+      const databaseBefore = commandCpuMs("postgres");
       for (const c of conversations) {
         const start = performance.now();
         await target.buffered(c);
-        times.get(target)!.push(performance.now() - start);
+        run.times.push(performance.now() - start);
       }
+      run.cpu += cpuMs(target.pid) - cpuBefore;
+      run.database += commandCpuMs("postgres") - databaseBefore;
     }
   }
-  return times;
+  return new Map(
+    [...runs].map(([t, run]) => [t, {
+      times: run.times,
+      cpuMsPerRequest: run.cpu / run.times.length,
+      databaseCpuMsPerRequest: run.database / run.times.length,
+    }]),
+  );
 }
 
 export const DEPTH_BUCKETS: [number, number][] = [

@@ -14,15 +14,15 @@ export async function latencySection(b: Bench, r: Results): Promise<void> {
   progress(`latency: ${blocks} blocks of ${perBlock} requests per target …`);
   const targets = [b.direct, b.portkey, ...b.services.map((s) => s.target)];
   await b.provider.setPace({ delayMs: 0 });
-  const times = await interleavedLatency(targets, b.options.latency);
-  const base = spread(times.get(b.direct)!);
+  const runs = await interleavedLatency(targets, b.options.latency);
+  const base = spread(runs.get(b.direct)!.times);
   for (const t of targets) {
-    const own = spread(times.get(t)!);
+    const own = spread(runs.get(t)!.times);
     r.added.set(t.name, { p50: own.p50 - base.p50, p99: own.p99 - base.p99 });
   }
   const theirs = r.added.get(b.portkey.name)!;
   printTable(
-    "1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks). Service: a persisted buffered turn on a fresh session; Portkey: the same messages as Chat Completions",
+    "1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks). Service: a persisted buffered turn on a fresh session; Portkey: the same messages as Chat Completions. CPU: the target process's utime+stime from /proc over its own blocks (the fake provider's, for the direct row); database CPU: the PostgreSQL server's processes over the service's blocks",
     [
       "target",
       "requests",
@@ -32,20 +32,26 @@ export async function latencySection(b: Bench, r: Results): Promise<void> {
       "added p99 ms",
       "added p50 ours/Portkey",
       "added p99 ours/Portkey",
+      "CPU ms/request",
+      "database CPU ms/request",
     ],
     targets.map((t) => {
-      const own = spread(times.get(t)!);
+      const run = runs.get(t)!;
+      const own = spread(run.times);
       const added = r.added.get(t.name)!;
       const ours = b.services.some((s) => s.target === t);
+      const onPostgres = b.services.some((s) => s.target === t && s.store === "PostgreSQL");
       return [
         t.name,
-        times.get(t)!.length,
+        run.times.length,
         ms(own.p50),
         ms(own.p99),
         t === b.direct ? "—" : ms(added.p50),
         t === b.direct ? "—" : ms(added.p99),
         ours ? ratio(added.p50, theirs.p50) : "—",
         ours ? ratio(added.p99, theirs.p99) : "—",
+        ms(run.cpuMsPerRequest),
+        onPostgres ? ms(run.databaseCpuMsPerRequest) : "—",
       ];
     }),
   );
