@@ -45,11 +45,6 @@ export interface RunMove {
   now: Date;
 }
 
-export interface WrittenRecords {
-  messageSeqs: number[];
-  traceSeqs: number[];
-}
-
 function messageRecord(m: TurnMessage) {
   return {
     id: m.id,
@@ -226,7 +221,7 @@ export async function writeTurn(
   db: Queryable,
   move: RunMove | null,
   records: TurnRecords,
-): Promise<WrittenRecords & { moved: boolean }> {
+): Promise<{ moved: boolean; messageSeqs: number[] }> {
   const document = {
     ...recordsDocument(records),
     ...(move === null ? {} : {
@@ -241,11 +236,11 @@ export async function writeTurn(
     }),
   };
   const rows = await db.query<
-    { w: { moved: boolean; message_seqs: number[]; trace_seqs: number[] } }
+    { w: { moved: boolean; message_seqs: number[] } }
   >(
     "SELECT switchyard_write_turn($1::jsonb) AS w",
     [JSON.stringify(document)],
   );
   const w = rows[0].w;
-  return { moved: w.moved, messageSeqs: w.message_seqs, traceSeqs: w.trace_seqs };
+  return { moved: w.moved, messageSeqs: w.message_seqs };
 }

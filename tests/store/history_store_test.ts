@@ -326,6 +326,61 @@ for (const store of storesUnderTest(process.env)) {
       }
     });
 
+    test("a write's messages take the session's next seqs in order; another session's fails it whole", async () => {
+      const sessionId = await newSession(db);
+      await appendText(db, sessionId, "user", "first");
+      const traceId = uuidv7();
+      const message = (role: string, text: string, session = sessionId) => ({
+        id: uuidv7(),
+        sessionId: session,
+        role,
+        content: { plaintext: text },
+        now: at(1),
+      });
+      const described = (messageIndex: number): TurnTraceEvent => ({
+        sessionId,
+        traceId,
+        eventType: "message",
+        messageIndex,
+        payload: { plaintext: { role: "x" } },
+        now: at(1),
+      });
+      const written = await writeTurn(db, null, {
+        messages: [message("user", "a"), message("assistant", "b"), message("tool", "c")],
+        trace: [described(2), described(0)],
+        usage: [],
+      });
+      assert.deepEqual(written.messageSeqs, [2, 3, 4]);
+      const seqs = await db.query<{ seq: number; role: string }>(
+        "SELECT seq, role FROM messages WHERE session_id = $1 ORDER BY seq",
+        [sessionId],
+      );
+      assert.deepEqual(seqs.map((m) => `${m.seq}:${m.role}`), [
+        "1:user",
+        "2:user",
+        "3:assistant",
+        "4:tool",
+      ]);
+      const events = await listTraceEvents(db, sessionId, { limit: 10, offset: 0 });
+      assert.deepEqual(events.map((e) => (e.payload.plaintext as { seq: number }).seq), [4, 2]);
+
+      const other = await newSession(db);
+      await assert.rejects(writeTurn(db, null, {
+        messages: [message("user", "d"), message("user", "e", other)],
+        trace: [described(0)],
+        usage: [],
+      }));
+      assert.equal((await listMessages(db, sessionId)).length, 4);
+      assert.equal((await listMessages(db, other)).length, 0);
+      assert.equal((await listTraceEvents(db, sessionId, { limit: 10, offset: 0 })).length, 2);
+      const next = await writeTurn(db, null, {
+        messages: [message("user", "f")],
+        trace: [],
+        usage: [],
+      });
+      assert.deepEqual(next.messageSeqs, [5], "the failed write left the counter as it was");
+    });
+
     test("a row of events gives back each payload exactly: fields shared, missing, null, nested", async () => {
       const sessionId = await newSession(db);
       const base = { sessionId, traceId: uuidv7(), now: at(4), eventType: "context_selection" };
