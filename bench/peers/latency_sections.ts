@@ -91,7 +91,7 @@ export async function depthSection(b: Bench, r: Results): Promise<void> {
     ]);
   }
   printTable(
-    "2. History depth: one session driven turn by turn to 200 turns; a turn's added latency is its time minus the provider answering the very body the service sent it. Each turn is followed by one on a fresh session (depth 0, same moment), measured the same way: the ratio columns set the two side by side, cancelling the machine's drift between buckets; the last one compares what the service adds, leaving out the provider's own time on a longer prompt",
+    "2. History depth: one session driven turn by turn to 200 turns; a turn's added latency is its time minus the provider answering the very body the service sent it. Each turn is paired with one on a fresh session (depth 0, same moment; which goes first alternates), measured the same way: the ratio columns set the two side by side, cancelling the machine's drift between buckets; the last one compares what the service adds, leaving out the provider's own time on a longer prompt",
     [
       "store",
       "depth (turns before)",
