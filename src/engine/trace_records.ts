@@ -26,6 +26,20 @@ export function traceEvent(
   payload: Record<string, unknown>,
   matchedRule?: string | number | null,
 ): NewTraceEvent {
+  return eventOf(scope, eventType, { type: eventType, ...payload }, matchedRule);
+}
+
+/**
+ * The event of a plaintext payload given whole (its `type` first). Built as
+ * one literal: a deep turn traces hundreds of context items, and spreading
+ * each one's payload cost more than the rest of its trace.
+ */
+function eventOf(
+  scope: TraceScope,
+  eventType: TraceEventType,
+  plaintext: Record<string, unknown>,
+  matchedRule?: string | number | null,
+): NewTraceEvent {
   return {
     sessionId: scope.sessionId,
     traceId: scope.traceId,
@@ -33,8 +47,8 @@ export function traceEvent(
     taskType: scope.taskType ?? null,
     provider: scope.provider ?? null,
     model: scope.model ?? null,
-    ...(matchedRule === undefined ? {} : { matchedRule }),
-    payload: { plaintext: { type: eventType, ...payload } },
+    matchedRule,
+    payload: { plaintext },
     now: scope.now,
   };
 }
@@ -58,7 +72,8 @@ function contextPath(item: ContextItem): string | null {
 
 function contextEvents(scope: TraceScope, selection: ContextSelection): NewTraceEvent[] {
   const event = (item: ContextItem, included: boolean, reason: string) =>
-    traceEvent(scope, "context_selection", {
+    eventOf(scope, "context_selection", {
+      type: "context_selection",
       path: contextPath(item),
       kind: item.kind,
       label: item.label,

@@ -126,81 +126,115 @@ export function groupPayload(payloads: readonly Record<string, unknown>[]) {
       shared[key] = value;
     }
   }
-  const each = payloads.map((p) => {
-    const own: Record<string, unknown> = {};
-    for (const key in p) if (!Object.hasOwn(shared, key)) own[key] = p[key];
-    return own;
-  });
-  return { plaintext: shared, each: seriesOf(each) };
+  return { plaintext: shared, each: seriesOf(payloads, shared) };
 }
 
-/** A field counting by one: its number when the value is a whole number written as text ("298"). */
+/** What `p` adds to the fields all share. */
+function ownFields(p: Record<string, unknown>, shared: Record<string, unknown>) {
+  const own: Record<string, unknown> = {};
+  for (const key in p) if (!Object.hasOwn(shared, key)) own[key] = p[key];
+  return own;
+}
+
+/**
+ * A field counting by one: its number when the value is a whole number written as text ("298"):
+ * no sign, no leading zero, at most 9 digits (an `int4` in traces.ts). Read digit by digit: it
+ * runs for every pair of a deep turn's hundreds of events, where a regular expression cost more
+ * than the rest of the folding.
+ */
 function counter(value: unknown): number | null {
-  return typeof value === "string" && /^(0|[1-9][0-9]{0,8})$/.test(value) ? Number(value) : null;
-}
-
-/** Whether `b` is `a` with only its counter `key` moved by `step`. */
-function follows(
-  a: Record<string, unknown>,
-  b: Record<string, unknown>,
-  key: string,
-  step: number,
-): boolean {
-  let keys = 0;
-  for (const k in a) {
-    keys++;
-    if (k.startsWith("$") || !Object.hasOwn(b, k)) return false;
-    if (k === key ? counter(b[k]) !== (counter(a[k]) ?? NaN) + step : a[k] !== b[k]) return false;
+  if (typeof value !== "string" || value.length === 0 || value.length > 9) return null;
+  if (value.length > 1 && value.charCodeAt(0) === 48) return null;
+  let n = 0;
+  for (let i = 0; i < value.length; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return null;
+    n = n * 10 + digit;
   }
-  for (const _ in b) keys--;
-  return keys === 0;
+  return n;
 }
 
-/** The field by which `b` follows `a` when that is all that differs: a counter one up or down. */
+/** The first of `keys` in which `b` differs from `a`, when it is a counter one up or down. */
 function stepBetween(
   a: Record<string, unknown>,
   b: Record<string, unknown>,
+  keys: readonly string[],
 ): { key: string; step: number } | null {
-  for (const key in a) {
+  for (const key of keys) {
     if (a[key] === b[key]) continue;
     const from = counter(a[key]);
     const to = counter(b[key]);
-    if (from === null || to === null || Math.abs(to - from) !== 1) return null;
-    return follows(a, b, key, to - from) ? { key, step: to - from } : null;
+    return from !== null && to !== null && Math.abs(to - from) === 1
+      ? { key, step: to - from }
+      : null;
   }
   return null;
+}
+
+/**
+ * Whether payload `b` is payload `a` with only its counter `key` moved by
+ * `step`, where `a` has the shared fields (`size` fields in all) and `keys`
+ * besides. The payloads are compared as they are: no entry is built for one
+ * that joins a series.
+ */
+function follows(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  keys: readonly string[],
+  size: number,
+  step: { key: string; step: number },
+): boolean {
+  let fields = 0;
+  for (const _ in b) fields++;
+  if (fields !== size) return false;
+  for (const k of keys) {
+    if (!Object.hasOwn(b, k)) return false;
+    if (k === step.key ? counter(b[k]) !== counter(a[k])! + step.step : a[k] !== b[k]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Fewer entries than this stay as they are: a series entry is no shorter. */
 const SHORTEST_SERIES = 3;
 
 /**
- * `each` with every run of entries alike but for one counter stepping by one
- * (the history messages a turn weighs: labels "298", "297", …) folded into one
- * entry: the others' fields, `$series` (the counter's name), `$from` and `$to`.
- * traces.ts unfolds it. A turn's selection then takes a few entries at any
- * depth, where one per message made a session's trace grow with the square
- * of its length.
+ * What each payload adds to `shared`, with every run of payloads alike but
+ * for one counter stepping by one (the history messages a turn weighs: labels
+ * "298", "297", …) folded into one entry: the others' fields, `$series` (the
+ * counter's name), `$from` and `$to`. traces.ts unfolds it. A turn's
+ * selection then takes a few entries at any depth, where one per message made
+ * a session's trace grow with the square of its length.
  */
-function seriesOf(each: Record<string, unknown>[]): Record<string, unknown>[] {
+function seriesOf(
+  payloads: readonly Record<string, unknown>[],
+  shared: Record<string, unknown>,
+): Record<string, unknown>[] {
+  const sharedSize = Object.keys(shared).length;
   const folded: Record<string, unknown>[] = [];
-  for (let i = 0; i < each.length;) {
-    const first = i + 1 < each.length ? stepBetween(each[i], each[i + 1]) : null;
+  for (let i = 0; i < payloads.length;) {
+    const own = ownFields(payloads[i], shared);
+    const keys = Object.keys(own);
+    const step = i + 1 < payloads.length && !keys.some((k) => k.startsWith("$"))
+      ? stepBetween(own, payloads[i + 1], keys)
+      : null;
     let last = i;
     while (
-      first !== null && last + 1 < each.length &&
-      follows(each[last], each[last + 1], first.key, first.step)
+      step !== null && last + 1 < payloads.length &&
+      follows(payloads[last], payloads[last + 1], keys, sharedSize + keys.length, step)
     ) last++;
-    if (first === null || last + 1 - i < SHORTEST_SERIES) {
-      folded.push(each[i++]);
+    if (step === null || last + 1 - i < SHORTEST_SERIES) {
+      folded.push(own);
+      i++;
       continue;
     }
-    const { [first.key]: from, ...rest } = each[i];
+    const { [step.key]: from, ...rest } = own;
     folded.push({
       ...rest,
-      $series: first.key,
+      $series: step.key,
       $from: counter(from),
-      $to: counter(each[last][first.key]),
+      $to: counter(payloads[last][step.key]),
     });
     i = last + 1;
   }
