@@ -60,13 +60,17 @@ export function historyFrom(
   t: HistoryScope,
   rows: readonly Pick<StoredMessage, "seq" | "run_id" | "role" | "content" | "constrained">[],
 ): HistoryMessage[] {
-  return rows.flatMap((m) => {
-    if (m.run_id === t.runId) return [];
+  // A loop, not flatMap: this runs over the whole history on every turn, and an array per
+  // message cost more than the rest of a deep turn's history work.
+  const history: HistoryMessage[] = [];
+  for (const m of rows) {
+    if (m.run_id === t.runId) continue;
     const content = t.seal === null ? m.content.plaintext : t.seal.plain[`message:${m.seq}`];
-    return typeof content === "string"
-      ? [{ label: m.seq, role: m.role, content, constrained: m.constrained }]
-      : [];
-  });
+    if (typeof content === "string") {
+      history.push({ label: m.seq, role: m.role, content, constrained: m.constrained });
+    }
+  }
+  return history;
 }
 
 /** The history a continued turn weighs: the session's messages of other runs, opened by the seal. */
