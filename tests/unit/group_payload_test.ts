@@ -87,4 +87,35 @@ describe("a run of trace payloads grouped into one row", () => {
       { $series: "label", $from: 1, $to: 3 },
     ]);
   });
+
+  test("any sequence of payloads reads back exactly, and only runs of three or more fold", () => {
+    // A fixed-seed generator: runs up and down, gaps, repeats, fields that come and go.
+    let seed = 20261125;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round++) {
+      const payloads: Record<string, unknown>[] = [];
+      let label = next(20);
+      for (let i = 0, length = 1 + next(25); i < length; i++) {
+        label = Math.max(0, label + [1, -1, 1, -1, 0, 2, 5][next(7)]);
+        const payload: Record<string, unknown> = {
+          type: "context_selection",
+          label: String(label),
+        };
+        if (next(4) === 0) payload.included = next(2) === 0;
+        if (next(6) === 0) payload.reason = ["over budget", "within budget"][next(2)];
+        if (next(15) === 0) payload.$to = "x";
+        if (next(15) === 0) payload.label = `0${label}`;
+        payloads.push(payload);
+      }
+      const grouped = groupPayload(payloads);
+      assert.deepEqual(unfolded(grouped), payloads, JSON.stringify(payloads));
+      for (const e of grouped.each) {
+        if (typeof e.$series !== "string") continue;
+        assert.ok(Math.abs((e.$to as number) - (e.$from as number)) >= 2, JSON.stringify(e));
+      }
+    }
+  });
 });
