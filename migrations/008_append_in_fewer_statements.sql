@@ -12,6 +12,8 @@ CREATE OR REPLACE FUNCTION switchyard_append_records(w jsonb, moved boolean) RET
 LANGUAGE plpgsql AS $$
 DECLARE
   messages jsonb := coalesce(w -> 'messages', '[]'::jsonb);
+  trace jsonb := coalesce(w -> 'trace', '[]'::jsonb);
+  usage jsonb := coalesce(w -> 'usage', '[]'::jsonb);
   of_session uuid := (messages -> 0 ->> 'session_id')::uuid;
   before integer;
   message_seqs jsonb := '[]'::jsonb;
@@ -39,8 +41,7 @@ BEGIN
     FROM inserted;
   END IF;
 
-  IF coalesce(w -> 'trace', '[]'::jsonb) <> '[]'::jsonb
-     OR coalesce(w -> 'usage', '[]'::jsonb) <> '[]'::jsonb THEN
+  IF trace <> '[]'::jsonb OR usage <> '[]'::jsonb THEN
     WITH traced AS (
       INSERT INTO trace_events (session_id, trace_id, event_type, task_type, provider, model,
                                 matched_rule, payload, created_at)
@@ -57,7 +58,7 @@ BEGIN
                ELSE e -> 'payload'
              END,
              (e ->> 'created_at')::timestamptz
-      FROM jsonb_array_elements(coalesce(w -> 'trace', '[]'::jsonb)) WITH ORDINALITY AS t (e, ord)
+      FROM jsonb_array_elements(trace) WITH ORDINALITY AS t (e, ord)
       ORDER BY ord
     )
     INSERT INTO usage_events (session_id, trace_id, provider, model, task_type, input_tokens,
@@ -68,7 +69,7 @@ BEGIN
            (u ->> 'cached_tokens')::int, (u ->> 'reasoning_tokens')::int,
            (u ->> 'cost')::numeric, u ->> 'currency', (u ->> 'sealed')::boolean,
            (u ->> 'created_at')::timestamptz
-    FROM jsonb_array_elements(coalesce(w -> 'usage', '[]'::jsonb)) WITH ORDINALITY AS t (u, ord)
+    FROM jsonb_array_elements(usage) WITH ORDINALITY AS t (u, ord)
     ORDER BY ord;
   END IF;
 
