@@ -13,16 +13,19 @@ export interface PgliteAssets {
 }
 
 /**
- * PostgreSQL's memory settings inside PGlite, sized for one small service
- * rather than a database server: the defaults (128 MB of shared buffers)
- * cost more resident memory than the rest of the service together.
+ * PostgreSQL's settings inside PGlite, sized for one small service rather
+ * than a database server: the defaults (128 MB of shared buffers, 1 GB of WAL
+ * kept for reuse) cost more memory and disk than the rest of the service.
  */
-const MEMORY_SETTINGS = [
+const SETTINGS = [
   "shared_buffers=8MB",
   "wal_buffers=1MB",
   "work_mem=2MB",
   "maintenance_work_mem=8MB",
   "temp_buffers=2MB",
+  // What a checkpoint keeps of the WAL for reuse (pglite_checkpoints.ts makes them).
+  "max_wal_size=64MB",
+  "min_wal_size=32MB",
 ];
 
 /** PostgreSQL's `json` and `jsonb` type ids. */
@@ -41,7 +44,7 @@ export async function createPglite(
   return await PGlite.create({
     ...(path === "memory://" ? {} : { dataDir: path }),
     ...assets,
-    startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS.flatMap((s) => ["-c", s])],
+    startParams: [...PGlite.defaultStartParams, ...SETTINGS.flatMap((s) => ["-c", s])],
     ...(options.jsonAsText ? { parsers: { 114: asText, 3802: asText } } : {}),
   });
 }

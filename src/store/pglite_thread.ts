@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Db, Queryable } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
+import { type CheckpointPolicy, CHECKPOINTS, keepCheckpointing } from "./pglite_checkpoints.ts";
 import type { PgliteAssets } from "./pglite_driver.ts";
 
 type Request =
@@ -52,12 +53,21 @@ export async function openPgliteThread(
   path: string,
   assets?: PgliteAssets,
   workerModule: string = new URL("./pglite_worker.ts", import.meta.url).href,
+  checkpoints: CheckpointPolicy = CHECKPOINTS,
 ): Promise<Db> {
   const isBun = "Bun" in globalThis;
   if (isBun && path !== "memory://" && !existsSync(join(path, "PG_VERSION"))) {
     await (await openOnThread(path, assets, workerModule)).close();
   }
-  return await openOnThread(path, assets, workerModule);
+  const db = await openOnThread(path, assets, workerModule);
+  const checkpointing = keepCheckpointing(db, checkpoints);
+  return {
+    ...db,
+    close() {
+      checkpointing.stop();
+      return db.close();
+    },
+  };
 }
 
 async function openOnThread(

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Db } from "../../src/store/db.ts";
+import { checkpointDue } from "../../src/store/pglite_checkpoints.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
 import { isUniqueViolation } from "../../src/store/transaction.ts";
 
@@ -69,5 +70,48 @@ describe("PGlite on its own thread", () => {
   test("a thread that cannot start fails the open instead of hanging it", async () => {
     const missing = new URL("./no_such_worker.ts", import.meta.url).href;
     await assert.rejects(openPgliteThread("memory://", undefined, missing), /thread failed/);
+  });
+});
+
+describe("the embedded store's checkpoints (src/store/pglite_checkpoints.ts)", () => {
+  const MB = 1024 * 1024;
+  const fill = (db: Db) =>
+    db.exec(
+      "CREATE TABLE w (v text); INSERT INTO w SELECT repeat('x', 500) FROM generate_series(1, 8000)",
+    );
+  const waitFor = async (ok: () => Promise<boolean>) => {
+    for (let i = 0; i < 100 && !await ok(); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return await ok();
+  };
+
+  test("PGlite makes none by itself: the WAL since the last one only grows", async () => {
+    const db = await openPgliteThread("memory://", undefined, undefined, {
+      everyMs: 20,
+      afterBytes: Number.MAX_SAFE_INTEGER,
+    });
+    try {
+      await fill(db);
+      assert.equal(await checkpointDue(db, MB), true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await checkpointDue(db, MB), true, "no checkpoint was made");
+    } finally {
+      await db.close();
+    }
+  });
+
+  test("past the threshold the store makes one, and keeps its data", async () => {
+    const db = await openPgliteThread("memory://", undefined, undefined, {
+      everyMs: 20,
+      afterBytes: MB,
+    });
+    try {
+      await fill(db);
+      assert.equal(await waitFor(async () => !await checkpointDue(db, MB)), true);
+      assert.deepEqual(await db.query("SELECT count(*)::int AS n FROM w"), [{ n: 8000 }]);
+    } finally {
+      await db.close();
+    }
   });
 });
