@@ -62,8 +62,8 @@ export async function streamsSection(b: Bench, r: Results): Promise<void> {
       progress(`streams: ${t.name}, ${n} at once …`);
       const level = await streams(t, n);
       r.streams.set(`${t.name}@${n}`, level);
-      const theirs = r.streams.get(`${b.portkey.name}@${n}`);
-      const ours = theirs !== undefined && t !== b.portkey;
+      const theirs = r.streams.get(`${b.portkey.name}@${n}`)!;
+      const ours = t !== b.portkey && t !== b.direct;
       rows.push([
         t.name,
         n,
