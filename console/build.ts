@@ -1,15 +1,18 @@
 /**
- * Builds the web console and the API reference into `dist/web/` (`deno task console:build`):
+ * Builds the web console and the API reference into `web/` (`deno task console:build`), which is
+ * committed, so that starting the service needs neither this toolchain nor a build:
  *
  * - `console/`: the console bundled by esbuild (Preact, uPlot) as one hashed script and one
  *   hashed stylesheet, and the `index.html` that names them;
- * - `docs/`: Scalar's self-contained browser build (hashed) and a small script that points it at
- *   `GET /api/v1/openapi.json` with its font service and hosted client turned off;
+ * - `docs/`: Swagger UI's prebuilt browser bundle and stylesheet (hashed) and a small script that
+ *   points it at `GET /api/v1/openapi.json`;
  * - `embed.ts`: every file above imported `with { type: "file" }`, so `bun build --compile`
  *   carries them into the single-file binary.
  *
- * With `--if-stale` nothing is done when the inputs (the console's sources and the dependency
- * manifest) hash the same as at the last build, so `deno task start` pays for a build only once.
+ * The toolchain is `console/package.json` (installed with `npm ci` in `console/`, never by the
+ * service's start). The build is reproducible: `--check` builds into a temporary folder and fails
+ * when any file differs from the committed `web/`, so the committed files never drift from the
+ * sources (`deno task check` runs it).
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -17,9 +20,8 @@ import process from "node:process";
 import * as esbuild from "esbuild";
 
 const root = new URL("../", import.meta.url);
-const out = new URL("dist/web/", root);
-const SCALAR = new URL("node_modules/@scalar/api-reference/dist/browser/standalone.js", root);
-const INPUTS = ["console/", "package.json", "deno.lock"];
+const out = new URL("web/", root);
+const SWAGGER_UI = new URL("node_modules/swagger-ui-dist/", import.meta.url);
 
 async function filesUnder(url: URL): Promise<URL[]> {
   if (!url.pathname.endsWith("/")) return [url];
@@ -30,17 +32,6 @@ async function filesUnder(url: URL): Promise<URL[]> {
     ),
   );
   return nested.flat();
-}
-
-async function inputHash(): Promise<string> {
-  const hash = createHash("sha256");
-  for (const input of INPUTS) {
-    for (const file of await filesUnder(new URL(input, root))) {
-      hash.update(file.pathname.slice(root.pathname.length)).update("\0");
-      hash.update(await readFile(file)).update("\0");
-    }
-  }
-  return hash.digest("hex");
 }
 
 const shortHash = (bytes: Uint8Array) =>
@@ -80,7 +71,9 @@ async function buildConsole(): Promise<Record<string, Uint8Array>> {
     logLevel: "warning",
   });
   const files: Record<string, Uint8Array> = {};
-  for (const f of result.outputFiles) files[f.path.slice(f.path.lastIndexOf("/") + 1)] = f.contents;
+  for (const f of result.outputFiles) {
+    files[f.path.slice(f.path.lastIndexOf("/") + 1)] = f.contents;
+  }
   const script = Object.keys(files).find((n) => n.endsWith(".js"))!;
   const style = Object.keys(files).find((n) => n.endsWith(".css"))!;
   files["index.html"] = new TextEncoder().encode(page(
@@ -92,29 +85,35 @@ async function buildConsole(): Promise<Record<string, Uint8Array>> {
 }
 
 async function buildDocs(): Promise<Record<string, Uint8Array>> {
-  const scalar = new Uint8Array(await readFile(SCALAR));
-  const start = new TextEncoder().encode(`Scalar.createApiReference("#app", {
+  const read = async (name: string) => new Uint8Array(await readFile(new URL(name, SWAGGER_UI)));
+  const bundle = await read("swagger-ui-bundle.js");
+  const style = await read("swagger-ui.css");
+  // No validator badge (it would send the document to an outside service), no "Try it out"
+  // requests made on the reader's behalf without asking: the reference only reads.
+  const start = new TextEncoder().encode(`window.ui = SwaggerUIBundle({
   url: "/api/v1/openapi.json",
-  withDefaultFonts: false,
-  hideClientButton: true,
-  showDeveloperTools: "never",
-  agent: { disabled: true },
-  mcp: { disabled: true },
-  telemetry: false,
-  metaData: { title: "Switchyard API reference" },
+  dom_id: "#app",
+  validatorUrl: null,
+  deepLinking: true,
+  docExpansion: "list",
+  defaultModelsExpandDepth: 0,
+  displayRequestDuration: true,
 });
 `);
-  const scalarName = `scalar-${shortHash(scalar)}.js`;
+  const bundleName = `swagger-ui-${shortHash(bundle)}.js`;
+  const styleName = `swagger-ui-${shortHash(style)}.css`;
   const startName = `start-${shortHash(start)}.js`;
   return {
-    [scalarName]: scalar,
+    [bundleName]: bundle,
+    [styleName]: style,
     [startName]: start,
     "index.html": new TextEncoder().encode(page(
       "Switchyard API reference",
-      `<style>.back { margin: 0; padding: 0.5rem 1rem; font: 0.95rem system-ui, sans-serif; }</style>`,
+      `<link rel="stylesheet" href="/docs/${styleName}">
+<style>.back { margin: 0; padding: 0.5rem 1rem; font: 0.95rem system-ui, sans-serif; }</style>`,
       `<p class="back"><a href="/console">← Switchyard console</a></p>
 <div id="app"></div>
-<script src="/docs/${scalarName}"></script>
+<script src="/docs/${bundleName}"></script>
 <script src="/docs/${startName}"></script>`,
     )),
   };
@@ -133,32 +132,68 @@ ${entries.join("\n")}
 `;
 }
 
-export async function build(options: { ifStale: boolean }): Promise<"built" | "fresh"> {
-  const hash = await inputHash();
-  const stamp = new URL("stamp", out);
-  if (options.ifStale && await readFile(stamp, "utf8").catch(() => "") === hash) return "fresh";
+/** Every built file by its path under `web/`. */
+async function buildAll(): Promise<Map<string, Uint8Array>> {
   const apps = { console: await buildConsole(), docs: await buildDocs() };
   await esbuild.stop();
-  // Written beside the output and swapped in, so a running service never reads half a build.
-  const next = new URL(`dist/web.${process.pid}/`, root);
-  const names: string[] = [];
-  for (const [app, files] of Object.entries(apps)) {
-    await mkdir(new URL(`${app}/`, next), { recursive: true });
-    for (const [name, bytes] of Object.entries(files)) {
-      await writeFile(new URL(`${app}/${name}`, next), bytes);
-      names.push(`${app}/${name}`);
+  const files = new Map<string, Uint8Array>();
+  for (const [app, built] of Object.entries(apps)) {
+    for (const [name, bytes] of Object.entries(built)) {
+      files.set(`${app}/${name}`, bytes);
     }
   }
-  await writeFile(new URL("embed.ts", next), embedModule(names));
-  await writeFile(new URL("stamp", next), hash);
+  files.set(
+    "embed.ts",
+    new TextEncoder().encode(embedModule([...files.keys()])),
+  );
+  return files;
+}
+
+/** Writes the build over `web/`: beside it first, then swapped in, so a reader never sees half. */
+export async function build(): Promise<void> {
+  const files = await buildAll();
+  const next = new URL(`web.${process.pid}/`, root);
+  for (const [path, bytes] of files) {
+    await mkdir(new URL(path.slice(0, path.lastIndexOf("/") + 1), next), {
+      recursive: true,
+    });
+    await writeFile(new URL(path, next), bytes);
+  }
   await rm(out, { recursive: true, force: true });
   await rename(next, out);
-  return "built";
+}
+
+/** The paths under `web/` that a fresh build would add, change or remove. */
+export async function staleFiles(): Promise<string[]> {
+  const files = await buildAll();
+  const committed = (await filesUnder(out).catch(() => [])).map((u) =>
+    u.pathname.slice(out.pathname.length)
+  );
+  const stale = committed.filter((path) => !files.has(path));
+  for (const [path, bytes] of files) {
+    const now = await readFile(new URL(path, out)).catch(() => null);
+    if (now === null || !now.equals(bytes)) stale.push(path);
+  }
+  return stale.sort();
 }
 
 if (import.meta.main) {
   const started = performance.now();
-  const outcome = await build({ ifStale: process.argv.includes("--if-stale") });
-  const ms = Math.round(performance.now() - started);
-  console.error(outcome === "built" ? `console built in ${ms} ms` : "console is up to date");
+  if (process.argv.includes("--check")) {
+    const stale = await staleFiles();
+    if (stale.length > 0) {
+      console.error(
+        `web/ does not match its sources (${
+          stale.join(", ")
+        }): run \`deno task console:build\` and commit web/`,
+      );
+      process.exit(1);
+    }
+    console.error("web/ matches its sources");
+  } else {
+    await build();
+    console.error(
+      `console built in ${Math.round(performance.now() - started)} ms`,
+    );
+  }
 }

@@ -33,7 +33,7 @@ export interface Runtime {
   pgliteAssets?: () => Promise<PgliteAssets>;
   /** The embedded store's worker module, for a single-file build that bundles it elsewhere. */
   pgliteWorker?: string;
-  /** The console and API reference embedded in a single-file build; else read from dist/web/. */
+  /** The console and API reference embedded in a single-file build; else read from web/. */
   webAssets?: () => Promise<WebAssets>;
 }
 
@@ -52,7 +52,7 @@ export interface Service {
 }
 
 /** Where `console/build.ts` writes the console and the API reference. */
-const BUILT_WEB_ASSETS = new URL("../dist/web/", import.meta.url);
+const BUILT_WEB_ASSETS = new URL("../web/", import.meta.url);
 
 /** Opens the store and applies pending migrations. */
 async function openMigratedStore(config: Config, runtime: Runtime, logger: Logger): Promise<Db> {

@@ -1,6 +1,6 @@
 /**
  * The web console's and the API reference's built files (`deno task console:build` writes them
- * to `dist/web/`), served outside `/api/v1`. Only their names, types and ETags stay in memory:
+ * to `web/`), served outside `/api/v1`. Only their names, types and ETags stay in memory:
  * the bytes are read when asked for (the API reference alone is megabytes an instance that never
  * serves it should not hold). Names are `<app>/<file>`, e.g.
  * `console/index.html`; every file but an app's `index.html` carries a content hash in its name,
@@ -8,7 +8,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 
-/** Reads a file's bytes: from `dist/web/`, or from the single-file binary. */
+/** Reads a file's bytes: from `web/`, or from the single-file binary. */
 export type ReadFile = () => Promise<Uint8Array>;
 
 export interface WebAsset {

@@ -2,7 +2,7 @@
 import initdbWasm from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import pgliteData from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasm from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
-import { webFiles } from "../../dist/web/embed.ts";
+import { webFiles } from "../../web/embed.ts";
 import { webAssets } from "../http/web_assets.ts";
 import { runCli, type Serve } from "../main.ts";
 import type { PgliteAssets } from "../store/pglite_driver.ts";
@@ -54,7 +54,7 @@ const pgliteAssets = async (): Promise<PgliteAssets> => ({
   fsBundle: Bun.file(pgliteData),
 });
 
-// The console and API reference, imported as files by dist/web/embed.ts (`deno task
+// The console and API reference, imported as files by web/embed.ts (`deno task
 // console:build` writes it), ride along in the single-file binary the same way.
 const embeddedWebAssets = () =>
   webAssets(Object.fromEntries(

@@ -29,7 +29,7 @@ describe("web console routes", () => {
         "console/app-ABC123.js": bytes(script),
         "console/app-DEF456.css": bytes("body{margin:0}"),
         "docs/index.html": bytes("<!doctype html><title>docs</title>"),
-        "docs/scalar-0123.js": bytes("window.Scalar={}"),
+        "docs/swagger-ui-0123.js": bytes("window.SwaggerUIBundle=()=>{}"),
       }),
     });
     bare = await createTestApp();
@@ -60,7 +60,7 @@ describe("web console routes", () => {
     assert.equal(await js.text(), script);
     const css = await get(app, "/console/app-DEF456.css");
     assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
-    const docs = await get(app, "/docs/scalar-0123.js");
+    const docs = await get(app, "/docs/swagger-ui-0123.js");
     assert.equal(docs.status, 200);
     assert.equal((await get(app, "/docs")).headers.get("content-type"), "text/html; charset=utf-8");
   });

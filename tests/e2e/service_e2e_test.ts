@@ -87,7 +87,7 @@ async function fullFlow(env: Record<string, string>) {
   let service = await startService(env);
   const status = await http(service.url, "GET", "/status");
   assert.deepEqual(status, { status: 200, body: { status: "ok", version: "0.1.0-alpha.1" } });
-  // The console is served as built (read from dist/web/, or embedded by the Bun entry).
+  // The console is served as built (read from web/, or embedded by the Bun entry).
   const page = await fetch(`${service.url}/console`);
   assert.equal(page.status, 200);
   assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
