@@ -42,7 +42,7 @@ before(async () => {
   await cp(dist, join(installed, "dist"), { recursive: true });
   await cp(join(PACKAGE, "package.json"), join(installed, "package.json"));
   for (const dep of ["eventsource-parser", "smol-toml"]) {
-    await symlink(join(REPO, "node_modules", dep), join(consumer, "node_modules", dep));
+    await symlink(join(PACKAGE, "node_modules", dep), join(consumer, "node_modules", dep));
   }
   await writeFile(join(consumer, "package.json"), '{ "type": "module" }\n');
 });
@@ -93,7 +93,7 @@ new SwitchyardError("no_such_code", "m");
         files: ["main.ts"],
       }),
     );
-    const tsc = join(REPO, "node_modules/typescript/lib/tsc.js");
+    const tsc = join(PACKAGE, "node_modules/typescript/lib/tsc.js");
     const checked = run(process.execPath, [...runtimeArgs, tsc, "-p", "tsconfig.json"], consumer);
     assert.equal(checked.code, 0, checked.out);
   });

@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { build } from "../../console/build.ts";
 import { readWebAssets } from "../../src/http/web_assets.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { launchChromium } from "../support/browser.ts";
@@ -49,7 +48,7 @@ describe("web console in Chromium", () => {
     page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });
 
   before(async () => {
-    await build({ ifStale: true });
+    // The committed build, which `deno task console:check` holds to the sources.
     const webAssets = await readWebAssets(new URL("../../web/", import.meta.url));
     assert.ok(webAssets, "the console was built");
     openai = await startFakeProvider();

@@ -12,7 +12,6 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
-const REPO = resolve(PACKAGE, "../..");
 const onBun = process.versions.bun !== undefined;
 /** Dependencies of package.json: imported at run time, never bundled. */
 const EXTERNAL = ["eventsource-parser", "smol-toml"];
@@ -57,7 +56,7 @@ export async function build(outDir: string): Promise<void> {
   const text = await readFile(cli, "utf8");
   if (!text.startsWith("#!")) await writeFile(cli, `#!/usr/bin/env node\n${text}`);
   await chmod(cli, 0o755);
-  const tsc = join(REPO, "node_modules/typescript/lib/tsc.js");
+  const tsc = join(PACKAGE, "node_modules/typescript/lib/tsc.js");
   const runtimeArgs = onBun ? [] : ["run", "--allow-all"];
   run(process.execPath, [...runtimeArgs, tsc, "-p", "tsconfig.json", "--outDir", outDir]);
   // Declarations keep the sources' `.ts` specifiers; published ones name the `.js` beside them.
