@@ -1,4 +1,5 @@
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import { MAX_BODY_DEPTH, nestsDeeperThan } from "./json_depth.ts";
 import { unstorableInBody } from "./unstorable_text.ts";
 
 /** A body that cannot be taken at all: too large (413) or not a JSON object (400). */
@@ -13,6 +14,15 @@ function tooLarge(limit: number): UnreadableBody {
   return new UnreadableBody(
     failure("payload_too_large", `request body too large: the limit is ${limit} bytes`, { limit }),
     413,
+  );
+}
+
+/** 422 `invalid_request`: a body nested deeper than the service ever reads (json_depth.ts). */
+export function tooDeep(limit: number): Failure {
+  return failure(
+    "invalid_request",
+    `request body nested too deeply: the limit is ${limit} levels of objects and arrays`,
+    { limit },
   );
 }
 
@@ -44,8 +54,9 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 }
 
 /**
- * Bodies are JSON whatever the Content-Type; they must be an object (decisions.md §2)
- * and hold only text the service can store (http/unstorable_text.ts).
+ * Bodies are JSON whatever the Content-Type; they must be an object (decisions.md §2),
+ * nest at most `MAX_BODY_DEPTH` levels (checked on the text, before anything walks the
+ * value) and hold only text the service can store (http/unstorable_text.ts).
  */
 export async function readJsonObject(
   request: Request,
@@ -56,6 +67,12 @@ export async function readJsonObject(
   let value: unknown;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UnreadableBody(failure("invalid_request", "request body is not valid JSON"), 400);
+  }
+  // Before parsing: a hostile body is refused without building its thousands of levels.
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) throw new ServiceError(tooDeep(MAX_BODY_DEPTH));
+  try {
     value = JSON.parse(text);
   } catch {
     throw new UnreadableBody(failure("invalid_request", "request body is not valid JSON"), 400);

@@ -1,0 +1,145 @@
+/**
+ * Hostile shapes: a body nested deeper than `MAX_BODY_DEPTH` is refused with
+ * 422 `invalid_request` naming the limit, on every route that reads a JSON
+ * body, before validation walks it (at 10,000 levels validation overflowed
+ * the call stack: a 500). The table covers every route that can carry a body,
+ * so a new one must say what it does with a deep one.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { tooDeep } from "../../src/http/body.ts";
+import { MAX_BODY_DEPTH, nestsDeeperThan } from "../../src/http/json_depth.ts";
+import { ROUTES } from "../../src/http/routes.ts";
+import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
+
+/** `n` arrays inside one another. */
+const nested = (n: number) => "[".repeat(n) + "]".repeat(n);
+
+describe("nestsDeeperThan", () => {
+  const cases: [string, string, number, boolean][] = [
+    ["a flat object", '{"a":1,"b":"x"}', 1, false],
+    ["an object in an object, limit 1", '{"a":{}}', 1, true],
+    ["exactly at the limit", nested(64), 64, false],
+    ["one past the limit", nested(65), 64, true],
+    ["brackets inside a string", '{"a":"[[[[{{{{"}', 1, false],
+    ["an escaped quote inside a string", '{"a":"\\"[[[["}', 1, false],
+    ["an escaped backslash closing a string", '{"a":"\\\\","b":[[]]}', 2, true],
+    ["siblings do not add up", '{"a":[1],"b":[2],"c":[3]}', 2, false],
+    ["a scalar", '"[[[["', 0, false],
+    ["an unterminated string", '{"a":"[[[', 1, false],
+  ];
+  for (const [name, text, limit, deeper] of cases) {
+    test(`nestsDeeperThan: ${name}`, () => {
+      assert.equal(nestsDeeperThan(text, limit), deeper);
+    });
+  }
+});
+
+/** How each route that can carry a body takes a deep one. `DEEP` marks where the nesting goes. */
+const BODY_ROUTES: Record<
+  string,
+  { json: true; template: string } | { json: false }
+> = {
+  "POST /api/v1/auth/bootstrap": { json: false },
+  "POST /api/v1/auth/sign-in": { json: false },
+  "POST /api/v1/auth/sign-out": { json: false },
+  "POST /api/v1/sessions": {
+    json: true,
+    template: '{"title":"t","scope":DEEP}',
+  },
+  "PUT /api/v1/sessions/:session_id": {
+    json: true,
+    template: '{"title":DEEP}',
+  },
+  "DELETE /api/v1/sessions/:session_id": { json: false },
+  "POST /api/v1/sessions/:session_id/execute": {
+    json: true,
+    template:
+      '{"input":{"text":"hi"},"policy":{"routing":{"rules":[{"name":"r","model":"openai/gpt-4o",' +
+      '"required_permissions":{"permissions":DEEP}}]}}}',
+  },
+  "POST /api/v1/sessions/:session_id/continue": {
+    json: true,
+    template: '{"type":"inject","data":{"messages":[{"text":DEEP}]}}',
+  },
+  "POST /api/v1/sessions/:session_id/preview": {
+    json: true,
+    template:
+      '{"input":{"text":"hi"},"policy":{"routing":{"rules":[{"name":"r","model":"openai/gpt-4o",' +
+      '"required_permissions":DEEP}]}}}',
+  },
+};
+
+/** The template with `DEEP` replaced so that the whole body nests `depth` levels. */
+function bodyOfDepth(template: string, depth: number): string {
+  const before = template.slice(0, template.indexOf("DEEP"));
+  const around = [...before].reduce(
+    (d, c) => d + ("{[".includes(c) ? 1 : "}]".includes(c) ? -1 : 0),
+    0,
+  );
+  return template.replace("DEEP", nested(depth - around));
+}
+
+describe("request bodies nested too deeply", () => {
+  let app: TestApp;
+  let alice: Account;
+  let sessionId: string;
+
+  before(async () => {
+    app = await createTestApp();
+    alice = await signUp(app);
+    const created = await call(app, "POST", "/api/v1/sessions", {
+      token: alice.token,
+      body: { title: "deep" },
+    });
+    sessionId = created.body.session.id;
+  });
+  after(() => app.close());
+
+  const send = (route: string, raw: string, account = alice) => {
+    const [method, path] = route.split(" ");
+    return call(app, method, path.replace(":session_id", sessionId), {
+      token: account.token,
+      rawBody: raw,
+      headers: { "content-type": "application/json" },
+    });
+  };
+  const refused = {
+    error: {
+      code: "invalid_request",
+      message: tooDeep(MAX_BODY_DEPTH).message,
+      details: { limit: MAX_BODY_DEPTH },
+    },
+  };
+
+  test("the table names every route that can carry a body", () => {
+    const withBody = ROUTES.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(Object.keys(BODY_ROUTES).sort(), withBody.sort());
+  });
+
+  for (const [route, how] of Object.entries(BODY_ROUTES)) {
+    if (how.json) {
+      for (const depth of [MAX_BODY_DEPTH + 1, 10_000]) {
+        test(`${route} refuses a body nested ${depth} levels with 422 naming the limit`, async () => {
+          const r = await send(route, bodyOfDepth(how.template, depth));
+          assert.equal(r.status, 422, JSON.stringify(r.body));
+          assert.equal(r.headers.get("content-type"), "application/json");
+          assert.deepEqual(r.body, refused);
+        });
+      }
+      test(`${route} reads a body nested exactly ${MAX_BODY_DEPTH} levels`, async () => {
+        // Whatever the route then makes of it (a preview may find no usable model: 503).
+        const r = await send(route, bodyOfDepth(how.template, MAX_BODY_DEPTH));
+        assert.notEqual(r.status, 500, JSON.stringify(r.body));
+        assert.notDeepEqual(r.body, refused);
+      });
+    } else {
+      test(`${route} ignores its body, however deep`, async () => {
+        // An account of its own: signing out revokes the token.
+        const r = await send(route, nested(10_000), await signUp(app));
+        assert.ok(r.status < 500, `${r.status} ${JSON.stringify(r.body)}`);
+        assert.notDeepEqual(r.body, refused);
+      });
+    }
+  }
+});
