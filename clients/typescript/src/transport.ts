@@ -1,7 +1,8 @@
 /**
  * One HTTP exchange with the service: base URL, credentials in headers (never
  * the query), errors turned into `SwitchyardError`, and one transparent
- * sign-in again when the token expired and the caller allowed it.
+ * sign-in again when the token expired and the caller allowed it (and first,
+ * when it holds an API key but no token yet).
  */
 import { errorFromResponse, SwitchyardError } from "./errors.ts";
 import type { SignInResponse } from "./types.ts";
@@ -101,10 +102,14 @@ export function createTransport(given: TransportOptions): Transport {
   const transport: Transport = {
     options,
     async send(spec) {
+      const mayRefresh = options.refresh ?? options.apiKey !== undefined;
+      // An API key and no token yet (a key from the environment): sign in first.
+      if (spec.auth === "bearer" && options.token === undefined && mayRefresh) {
+        await transport.signIn();
+      }
       let response = await attempt(spec);
       if (response.ok) return response;
       let error = await errorFromResponse(response);
-      const mayRefresh = options.refresh ?? options.apiKey !== undefined;
       if (error.code === "token_expired" && spec.auth === "bearer" && mayRefresh) {
         await transport.signIn();
         response = await attempt(spec);

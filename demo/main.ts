@@ -1,0 +1,140 @@
+/**
+ * `deno task demo`: Switchyard with nothing to configure and no provider key.
+ * Starts the demo provider (an OpenAI-compatible server of its own, demo/provider/)
+ * and the service with demo/switchyard.toml, an ordinary configuration that
+ * declares that provider; gets a ready API key through the public API; prints
+ * what to try; stops both on Ctrl-C or SIGTERM.
+ *
+ * Options (for running beside another instance, and for tests):
+ *   --dir DIR            the demo's directory: store, key, logs (default .demo)
+ *   --port N             the service's port (default: the file's, 7331; 0 for any)
+ *   --provider-port N    the demo provider's port (default: the file's, 7332; 0 for any)
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { parse as parseToml } from "smol-toml";
+import { banner, PREVIEW_PROMPT } from "./banner.ts";
+import { type Child, startChild } from "./child_process.ts";
+import { DEMO_CONFIG, DEMO_POLICY, readDemoConfig, withProviderUrl } from "./demo_config.ts";
+import { demoUser } from "./demo_user.ts";
+import { childEnv, cliCommand, PROVIDER_ARGS, SERVICE_ARGS } from "./launch_args.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+const shown = (path: string) => {
+  const rel = relative(process.cwd(), path);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+};
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      dir: { type: "string" },
+      port: { type: "string" },
+      "provider-port": { type: "string" },
+    },
+  });
+  const config = await readDemoConfig();
+  // The key and the logs sit beside the store the configuration names (.demo/data).
+  const dir = resolve(values.dir ?? dirname(resolve(ROOT, config.storagePath)));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const env = childEnv(process.env);
+  const children: Child[] = [];
+  let stopping = false;
+  const stopAll = async () => {
+    stopping = true;
+    // The service first: it finishes what it is saying through the provider.
+    for (const child of [...children].reverse()) await child.stop();
+  };
+
+  try {
+    const provider = await startChild({
+      name: "the demo provider",
+      args: [
+        ...PROVIDER_ARGS,
+        "--port",
+        values["provider-port"] ?? config.providerUrl.port,
+      ],
+      env,
+      cwd: ROOT,
+      logFile: join(dir, "provider.log"),
+      ready: (out) => /demo provider listening on (\S+)/.exec(out)?.[1],
+    });
+    children.push(provider.child);
+
+    // The shipped file as it is, unless the provider listens elsewhere: then a copy that says so.
+    let configFile = DEMO_CONFIG;
+    if (provider.signal !== config.providerUrl.href.replace(/\/$/, "")) {
+      configFile = join(dir, "switchyard.toml");
+      await writeFile(configFile, withProviderUrl(config, provider.signal));
+    }
+    const serviceEnv = { ...env };
+    if (values.dir !== undefined) serviceEnv.ROUTER_STORAGE_PATH = join(dir, "data");
+    if (values.port !== undefined) serviceEnv.ROUTER_PORT = values.port;
+    const service = await startChild({
+      name: "the service",
+      args: [...SERVICE_ARGS, "--config", configFile],
+      env: serviceEnv,
+      cwd: ROOT,
+      logFile: join(dir, "service.log"),
+      ready: (out) => {
+        const line = out.split("\n").find((l) => l.includes('"msg":"listening"'));
+        return line === undefined ? undefined : JSON.parse(line).url;
+      },
+    });
+    children.push(service.child);
+    const url = service.signal;
+    const status = await fetch(`${url}/status`);
+    if (!status.ok) throw new Error(`GET /status answered ${status.status}`);
+    await status.body?.cancel();
+
+    const user = await demoUser(url, join(dir, "api_key"));
+    const previewFile = join(dir, "preview.json");
+    const policy = parseToml(await readFile(DEMO_POLICY, "utf8"));
+    await writeFile(
+      previewFile,
+      `${JSON.stringify({ input: { text: PREVIEW_PROMPT }, policy }, null, 2)}\n`,
+    );
+    process.stdout.write(banner({
+      url,
+      providerUrl: provider.signal,
+      models: config.models.map((m) => m.id),
+      apiKey: user.apiKey,
+      token: user.token,
+      sessionId: user.sessionId,
+      cli: cliCommand(),
+      policyFile: shown(DEMO_POLICY),
+      previewFile: shown(previewFile),
+      logDir: shown(dir),
+    }));
+  } catch (error) {
+    process.stderr.write(`demo: ${(error as Error).message}\n`);
+    await stopAll();
+    return 1;
+  }
+
+  const stopped = new Promise<number>((resolve) => {
+    const onSignal = () => {
+      if (stopping) return;
+      process.stderr.write("\ndemo: stopping\n");
+      void stopAll().then(() => resolve(0));
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    for (const child of children) {
+      void child.exited.then(async (code) => {
+        if (stopping) return;
+        process.stderr.write(`demo: ${child.name} stopped (${code}); see ${child.logFile}\n`);
+        await stopAll();
+        resolve(1);
+      });
+    }
+  });
+  return await stopped;
+}
+
+process.exit(await main());
