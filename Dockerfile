@@ -4,12 +4,12 @@ FROM denoland/deno:2.5.6 AS build
 WORKDIR /app
 COPY package.json deno.json deno.lock* ./
 COPY src ./src
-COPY console ./console
+COPY web ./web
 COPY migrations ./migrations
-RUN deno install && deno task console:build
+RUN deno install --frozen
 RUN deno compile --allow-net --allow-read --allow-write --allow-env --allow-sys \
       --include node_modules/@electric-sql/pglite/dist \
-      --include dist/web \
+      --include web \
       --output /app/switchyard src/runtime/deno.ts
 
 FROM gcr.io/distroless/cc-debian12
