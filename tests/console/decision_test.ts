@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fallbacksTaken, replayTurns, turnsByMessage } from "../../console/src/decision.ts";
+import {
+  fallbacksTaken,
+  replayTurns,
+  turnsByMessage,
+} from "../../clients/typescript/src/decision.ts";
 import { call } from "../support/app.ts";
 import { engineHarness } from "../support/engine_app.ts";
 import { makeConsoleData } from "./console_data.ts";

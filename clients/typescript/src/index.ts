@@ -1,5 +1,14 @@
 // @switchyard/client: the typed client of the Switchyard service.
 export { type ClientOptions, createClient, type SwitchyardClient } from "./client.ts";
+export {
+  type Choice,
+  type ContextLine,
+  fallbacksTaken,
+  replayTurns,
+  type Spend,
+  type TurnDecision,
+  turnsByMessage,
+} from "./decision.ts";
 export { type ClientErrorCode, SwitchyardError } from "./errors.ts";
 export type { Run, RunResult } from "./run.ts";
 export type { ApprovalAnswer, ApprovalRequest, RunCallbacks, ToolOutcome } from "./run_answers.ts";

@@ -1,4 +1,9 @@
-import { type Choice, type ContextLine, fallbacksTaken, type TurnDecision } from "../decision.ts";
+import {
+  type Choice,
+  type ContextLine,
+  fallbacksTaken,
+  type TurnDecision,
+} from "../../../clients/typescript/src/decision.ts";
 import { count, modelRef, money, when } from "../format.ts";
 
 function routeKind(c: Choice): string {

@@ -2,7 +2,11 @@ import { useEffect, useState } from "preact/hooks";
 import { api, describeError, type Schemas } from "../api.ts";
 import { DecisionCard } from "../components/decision_card.tsx";
 import { TraceTimeline } from "../components/trace_timeline.tsx";
-import { replayTurns, type TurnDecision, turnsByMessage } from "../decision.ts";
+import {
+  replayTurns,
+  type TurnDecision,
+  turnsByMessage,
+} from "../../../clients/typescript/src/decision.ts";
 import { modelRef } from "../format.ts";
 import { useLoad } from "../load.ts";
 import { importKey, openEnvelope } from "../sealed.ts";

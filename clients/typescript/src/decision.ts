@@ -4,11 +4,10 @@
  * `classification` event, is followed by its `routing_decision` and one `context_selection` per
  * candidate item, and a later `routing_decision` before the next classification records an
  * invocation of that choice that failed, so the next choice is a fallback. Pure: plain data in,
- * plain data out, so it is tested without a browser.
+ * plain data out. The console's decision cards and `switchyard why` both read turns through it.
  */
-import type { components } from "../../clients/typescript/src/openapi.ts";
+import type { TraceEvent } from "./types.ts";
 
-type TraceEvent = components["schemas"]["TraceEvent"];
 type Fields = Record<string, unknown>;
 
 export interface ContextLine {
