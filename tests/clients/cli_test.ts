@@ -22,6 +22,8 @@ let served: Served;
 let home: string;
 let workspace: string;
 let policyFile: string;
+/** The default route falls back from gpt-4o-mini to gpt-4o. */
+let fallbackPolicy: string;
 /** The first `switchyard login`, run before every test so each can run alone. */
 let firstLogin: CliResult;
 
@@ -45,6 +47,14 @@ shell = "ask"
 [privacy.remote]
 mode = "allow"
 `,
+  );
+  fallbackPolicy = join(workspace, "fallback.json");
+  await writeFile(
+    fallbackPolicy,
+    JSON.stringify({
+      routing: { default: { model: "openai/gpt-4o-mini", fallbacks: ["openai/gpt-4o"] } },
+      privacy: { remote: { mode: "allow" } },
+    }),
   );
   await writeFile(join(workspace, "notes.txt"), "NOTES_CONTENT_41\n");
   firstLogin = await cli(["login"]);
@@ -217,6 +227,163 @@ describe("switchyard chat", () => {
   });
 });
 
+describe("switchyard why and trace", () => {
+  test("why explains the last turn, --turn an earlier one, --json as data", async () => {
+    await openai.enqueueFixture("openai", "error_503");
+    openai.enqueue(openAiStream(["FELL_BACK_31"]));
+    const first = await cli(["chat", "--policy", fallbackPolicy, "summarise the notes"]);
+    assert.equal(first.stdout, "FELL_BACK_31\n", first.stderr);
+    const id = sessionOf(first.stderr);
+    openai.enqueue(openAiStream(["again"]));
+    const second = await cli(["chat", "--session", id, "--policy", fallbackPolicy, "again"]);
+    assert.equal(second.code, 0, second.stderr);
+
+    const last = await cli(["why", id]);
+    assert.equal(last.code, 0, last.stderr);
+    assert.match(last.stdout, /^turn 2 of 2 · trace [0-9a-f-]{36} · /);
+    assert.match(last.stdout, /^model: +openai\/gpt-4o-mini$/m);
+    assert.match(last.stdout, /^fallbacks: +none$/m);
+    assert.match(last.stdout, /^intent: +chat \(inferred, low confidence\)$/m);
+    assert.match(last.stdout, /^routing: +default route, effort medium$/m);
+    assert.match(last.stdout, /^tokens: +\d+ in, \d+ out, [\d.]+ USD \(openai\/gpt-4o-mini\)$/m);
+
+    const earlier = await cli(["why", id, "--turn", "1"]);
+    assert.match(earlier.stdout, /^turn 1 of 2 /);
+    assert.match(earlier.stdout, /^model: +openai\/gpt-4o$/m);
+    assert.match(earlier.stdout, /^routing: +default route, fallback, effort medium$/m);
+    assert.match(
+      earlier.stdout,
+      /^fallbacks: +openai\/gpt-4o-mini: invocation of 'openai\/gpt-4o-mini' failed \(provider_unavailable\): openai answered HTTP 503/m,
+    );
+
+    const data = JSON.parse((await cli(["why", id, "--turn", "1", "--json"])).stdout);
+    assert.equal(data.turn, 1);
+    assert.equal(data.of, 2);
+    assert.deepEqual(data.choices.map((c: { model: string }) => c.model), [
+      "gpt-4o-mini",
+      "gpt-4o",
+    ]);
+    assert.deepEqual(data.fallbacks.map((f: { model: string }) => f.model), ["openai/gpt-4o-mini"]);
+
+    const beyond = await cli(["why", id, "--turn", "3"]);
+    assert.equal(beyond.code, 1);
+    assert.match(
+      beyond.stderr,
+      /^error: --turn expects 1 to 2 \(the session has 2 turns\), got 3$/m,
+    );
+  });
+
+  test("trace is a table by default and raw events with --json", async () => {
+    openai.enqueue(openAiStream(["tabled"]));
+    const made = await cli(["chat", "--policy", policyFile, "--attach", "notes.txt", "table"]);
+    const id = sessionOf(made.stderr);
+    const table = await cli(["trace", id]);
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trimEnd().split("\n");
+    assert.match(lines[0], /^# +time +kind +model +what$/);
+    assert.match(lines[1], /^-- turn [0-9a-f-]{36} · \d{4}-\d{2}-\d{2}$/);
+    assert.match(
+      table.stdout,
+      /^2 +\d\d:\d\d:\d\d\.\d{3} +classification +openai\/gpt-4o-mini +chat /m,
+    );
+    assert.match(table.stdout, /context_selection +openai\/gpt-4o-mini +\+ file notes\.txt: /);
+    const raw = (await cli(["trace", id, "--json"])).stdout.trim().split("\n");
+    const rows = lines.filter((line) => /^\d+ /.test(line));
+    assert.equal(rows.length, raw.length);
+    assert.deepEqual(
+      rows.map((row) => row.split(/ +/)[2]),
+      raw.map((line) => JSON.parse(line).event_type),
+    );
+  });
+});
+
+describe("errors show their details", () => {
+  test("every fallback hop that failed is listed with its reason, streamed or buffered", async () => {
+    await openai.enqueueFixture("openai", "error_503");
+    await openai.enqueueFixture("openai", "error_503");
+    const r = await cli(["chat", "--policy", fallbackPolicy, "hello"]);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /^error: fallback_exhausted: fallback exhausted: 2 candidates were tried/m,
+    );
+    // The stream had started: its turn_end carries no details, the trace tells the hops.
+    assert.match(
+      r.stderr,
+      /\n {2}tried, in order:\n {4}1\. openai\/gpt-4o-mini: invocation of 'openai\/gpt-4o-mini' failed \(provider_unavailable\): openai answered HTTP 503[^\n]*\n {4}2\. openai\/gpt-4o: invocation of 'openai\/gpt-4o' failed \(provider_unavailable\)/,
+    );
+    await openai.enqueueFixture("openai", "error_503");
+    await openai.enqueueFixture("openai", "error_503");
+    const buffered = await cli(["chat", "--policy", fallbackPolicy, "--buffered", "hello"]);
+    assert.match(
+      buffered.stderr,
+      /\n {2}tried, in order:\n {4}1\. openai\/gpt-4o-mini \(provider_unavailable\): openai answered HTTP 503[^\n]*\n {4}2\. openai\/gpt-4o \(provider_unavailable\): /,
+    );
+    await openai.enqueueFixture("openai", "error_503");
+    await openai.enqueueFixture("openai", "error_503");
+    const json = await cli(["chat", "--policy", fallbackPolicy, "--buffered", "--json", "hello"]);
+    const envelope = JSON.parse(json.stderr.slice(json.stderr.indexOf("{")));
+    assert.equal(envelope.error.code, "fallback_exhausted");
+    assert.equal(envelope.error.status, 503);
+    assert.deepEqual(
+      envelope.error.details.hops.map((h: { model: string }) => h.model),
+      ["gpt-4o-mini", "gpt-4o"],
+    );
+  });
+
+  test("a turn that must stay local names why and every candidate skipped", async () => {
+    const local = join(workspace, "local.json");
+    await writeFile(
+      local,
+      JSON.stringify({
+        routing: { default: { model: "openai/gpt-4o-mini", fallbacks: ["openai/gpt-4o"] } },
+        privacy: { remote: { mode: "deny" } },
+      }),
+    );
+    const r = await cli(["chat", "--policy", local, "hello"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: no_route: no route: /m);
+    assert.match(r.stderr, /\n {2}must stay local because: remote mode deny\n/);
+    assert.match(
+      r.stderr,
+      /\n {2}skipped:\n {4}openai\/gpt-4o-mini: [^\n]+\n {4}openai\/gpt-4o: [^\n]+/,
+    );
+  });
+
+  test("an invalid field names its path", async () => {
+    const r = await cli(["chat", "--policy", policyFile, "--command", "poem", "hello"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: unknown_intent: [^\n]*\n {2}at: +input\.command\n/m);
+    const json = JSON.parse((await cli(["preview", "--model", "nope", "--json", "x"])).stderr);
+    assert.equal(json.error.code, "invalid_model_reference");
+    assert.equal(json.error.details.path, "input.explicit_model");
+  });
+
+  test("a rate-limited request says when to retry", async () => {
+    const limited = await createEngineApp({
+      openai: openai.url,
+      ollama: "http://127.0.0.1:9",
+      configure: (c) => Object.assign(c.limits.rate, { userBurst: 2, userPerMinute: 1 }),
+    });
+    const server = await serveHandler(limited.handler);
+    const env = { SWITCHYARD_URL: server.url, XDG_CONFIG_HOME: join(home, "limited") };
+    try {
+      assert.equal((await cli(["login"], { env })).code, 0);
+      let r = await cli(["sessions", "list"], { env });
+      for (let i = 0; i < 3 && r.code === 0; i++) r = await cli(["sessions", "list"], { env });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^error: rate_limited: rate limit exceeded for this user: /);
+      assert.match(r.stderr, /\n {2}retry after: \d+ s\n$/);
+      const json = JSON.parse((await cli(["sessions", "list", "--json"], { env })).stderr);
+      assert.equal(json.error.code, "rate_limited");
+      assert.equal(json.error.retry_after_seconds, json.error.details.retry_after_seconds);
+    } finally {
+      await server.close();
+      await limited.close();
+    }
+  });
+});
+
 describe("switchyard sessions, preview, usage, trace, models", () => {
   test("list, archive and delete a session; errors name their code", async () => {
     openai.enqueue(openAiStream(["ok"]));
@@ -246,7 +413,7 @@ describe("switchyard sessions, preview, usage, trace, models", () => {
     const id = sessionOf(made.stderr);
     const u = await cli(["usage", id]);
     assert.match(u.stdout, /openai\/gpt-4o-mini: 1 requests, 24 in, 1 out/);
-    const t = await cli(["trace", id, "--limit", "3"]);
+    const t = await cli(["trace", id, "--limit", "3", "--json"]);
     const events = t.stdout.trim().split("\n").map((line) => JSON.parse(line));
     assert.equal(events.length, 3);
     assert.ok(events.every((e) => typeof e.event_type === "string"));

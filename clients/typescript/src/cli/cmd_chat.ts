@@ -12,8 +12,9 @@ import type { Session } from "../session.ts";
 import type { SessionKey } from "../session_key.ts";
 import type { Attachments, Policy, TurnRequest, TurnStreamEvent } from "../types.ts";
 import type { Context } from "./context.ts";
-import { errorLine } from "./error_line.ts";
+import { errorReport } from "./error_report.ts";
 import { executeTool } from "./local_tools.ts";
+import { explainFailure } from "./turn_failure.ts";
 import { permissionOf } from "./permissions.ts";
 
 export interface ChatOptions {
@@ -102,6 +103,9 @@ async function runPrompt(
   try {
     const result = await run;
     if (result.interrupted && wroteText) ctx.term.out("\n");
+  } catch (error) {
+    if (wroteText) ctx.term.out("\n");
+    throw await explainFailure(ctx.client, session.id, error, o.key);
   } finally {
     current = undefined;
   }
@@ -139,7 +143,7 @@ export async function chat(
     try {
       await runPrompt(ctx, session, line, o);
     } catch (error) {
-      ctx.term.err(`${errorLine(error)}\n`); // the session stays usable: go on with the next prompt
+      ctx.term.err(errorReport(error)); // the session stays usable: go on with the next prompt
     }
   }
 }

@@ -1,9 +1,10 @@
 /** `switchyard preview`, `usage`, `trace` and `models`: reading what the service decided and recorded. */
-import type { SessionKey } from "../session_key.ts";
-import { open } from "../session_key.ts";
-import type { ModelListResponse, Policy, PreviewResponse, TraceEvent } from "../types.ts";
 import { writeFile } from "node:fs/promises";
+import type { SessionKey } from "../session_key.ts";
+import type { ModelListResponse, Policy, PreviewResponse } from "../types.ts";
 import type { Context } from "./context.ts";
+import { openedPayload, openTrace, readTrace } from "./trace_events.ts";
+import { traceTable } from "./trace_table.ts";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -76,25 +77,21 @@ export async function usage(ctx: Context, id: string, o: { json?: boolean }): Pr
   }
 }
 
-/** One event per line as JSON; sealed payloads are opened when the key is at hand. */
+/**
+ * A table by default, or one raw event per line as JSON with `--json`; sealed
+ * payloads are opened when the key is at hand.
+ */
 export async function trace(
   ctx: Context,
   id: string,
-  o: { limit?: number; offset?: number; key?: SessionKey },
+  o: { limit?: number; offset?: number; key?: SessionKey; json?: boolean },
 ): Promise<void> {
-  const { events } = await ctx.client.session(id).traces({
-    limit: o.limit ?? 500,
-    offset: o.offset,
-  });
+  const events = await readTrace(ctx.client, id, o);
+  if (!o.json) return ctx.term.out(traceTable(await openTrace(events, o.key), (o.offset ?? 0) + 1));
   for (const event of events) {
-    let shown: TraceEvent | Record<string, unknown> = event;
-    if ("encrypted" in event.payload && o.key?.keyId === event.payload.encrypted.key_id) {
-      shown = {
-        ...event,
-        payload: { opened: JSON.parse(await open(o.key, event.payload.encrypted)) },
-      };
-    }
-    ctx.term.out(`${JSON.stringify(shown)}\n`);
+    // An opened payload is marked as such: the service only ever saw it sealed.
+    const opened = await openedPayload(event, o.key);
+    ctx.term.out(`${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`);
   }
 }
 

@@ -10,9 +10,10 @@ import { login, logout } from "./cmd_auth.ts";
 import { chat } from "./cmd_chat.ts";
 import { models, preview, trace, usage } from "./cmd_inspect.ts";
 import { sessions } from "./cmd_sessions.ts";
+import { why } from "./cmd_why.ts";
 import { defaultKeyPath } from "./config_dir.ts";
 import { type Context, openContext, providerKeys, requireLogin } from "./context.ts";
-import { errorLine } from "./error_line.ts";
+import { errorJson, errorReport } from "./error_report.ts";
 import { loadOrCreateKey } from "./key_file.ts";
 import { loadPolicy } from "./policy_file.ts";
 import { terminal } from "./terminal.ts";
@@ -28,13 +29,20 @@ const USAGE = `usage: switchyard <command> [options]
       --command INTENT  --model PROVIDER/MODEL  --encrypt  --key-file FILE  --buffered
   preview <prompt> [--session ID] [--policy FILE] [--command INTENT] [--model P/M]
   usage <session-id>
+  why <session-id> [--turn N]      why this model: classification, routing, fallbacks,
+                                   context sent and left out, tokens and cost of a turn
+                                   (default: the last; N counts from 1); --key-file FILE
   trace <session-id> [--limit N] [--offset N]
+                                   the trace as a table (every event unless --limit);
+                                   --json: one raw event per line; --key-file FILE
   models [--save catalog.json]
   policy test <cases-dir> [--update] [--catalog FILE]
 
-common: --url URL (or SWITCHYARD_URL; default http://127.0.0.1:7331), --json,
+common: --url URL (or SWITCHYARD_URL; default http://127.0.0.1:7331),
+        --json (data as JSON; a failure prints its error envelope as JSON on stderr),
         --provider-key PROVIDER=KEY (also OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)
 credentials and the session key live in $XDG_CONFIG_HOME/switchyard (or ~/.config/switchyard), mode 0600
+exit status: 0 done, 1 failed (the error, its code and details on stderr), 2 bad usage
 `;
 
 const OPTIONS = {
@@ -55,6 +63,7 @@ const OPTIONS = {
   buffered: { type: "boolean" },
   limit: { type: "string" },
   offset: { type: "string" },
+  turn: { type: "string" },
   save: { type: "string" },
   update: { type: "boolean" },
   catalog: { type: "string" },
@@ -158,6 +167,14 @@ async function run(argv: string[]): Promise<number> {
           limit: count(flags.limit, "limit"),
           offset: count(flags.offset, "offset"),
           key: await keyLoader(ctx, flags, false)(),
+          json: flags.json,
+        });
+        break;
+      case "why":
+        await why(ctx, id(), {
+          turn: count(flags.turn, "turn"),
+          json: flags.json,
+          key: await keyLoader(ctx, flags, false)(),
         });
         break;
       case "models":
@@ -168,7 +185,7 @@ async function run(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    term.err(`${errorLine(error)}\n`);
+    term.err(flags.json ? errorJson(error) : errorReport(error));
     return 1;
   } finally {
     term.close();
@@ -179,6 +196,6 @@ try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {
   // Flags that do not parse.
-  process.stderr.write(`${errorLine(error)}\n${USAGE}`);
+  process.stderr.write(`${errorReport(error)}${USAGE}`);
   process.exitCode = 2;
 }

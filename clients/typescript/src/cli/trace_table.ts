@@ -1,0 +1,78 @@
+/**
+ * `switchyard trace` for a person: one row per event (its place, time, kind,
+ * model and the few fields that say what happened), grouped under the turn
+ * that recorded it. Pure: events in, text out.
+ */
+import type { TraceEvent } from "../types.ts";
+
+type Fields = Record<string, unknown>;
+
+const str = (v: unknown) =>
+  typeof v === "string" ? v : v === null || v === undefined ? "" : String(v);
+
+/** What the row says about an event: the fields a reader looks for first, per kind. */
+export function eventSummary(e: TraceEvent): string {
+  if ("encrypted" in e.payload) {
+    return `(sealed with key ${e.payload.encrypted.key_id})`;
+  }
+  const p = e.payload.plaintext as Fields;
+  switch (e.event_type) {
+    case "message":
+      return `${str(p.role)} message ${str(p.seq)}`.trim();
+    case "classification": {
+      const how = [p.source, p.confidence && `${p.confidence} confidence`]
+        .filter(Boolean);
+      return `${str(p.intent)}${how.length ? ` (${how.join(", ")})` : ""}: ${str(p.reason)}`;
+    }
+    case "routing_decision": {
+      const effort = typeof p.effort === "string" ? ` [effort ${p.effort}]` : "";
+      return `${str(p.reason)}${effort}`;
+    }
+    case "context_selection":
+      return `${p.included === true ? "+" : "-"} ${str(p.kind)} ${str(p.label)}: ${str(p.reason)}`;
+    case "cost": {
+      const cost = typeof p.cost === "string" ? `, ${p.cost} USD` : ", no price";
+      return `${str(p.input_tokens) || "?"} in, ${str(p.output_tokens) || "?"} out${cost}`;
+    }
+    case "tool_call":
+      return `${str(p.tool_name)} ${str(p.status)}`;
+    case "approval": {
+      const reason = typeof p.reason === "string" ? `: ${p.reason}` : "";
+      return `${str(p.target_type)} ${str(p.decision)}${reason}`;
+    }
+    default: {
+      const { type: _, ...rest } = p;
+      return JSON.stringify(rest);
+    }
+  }
+}
+
+const HEADINGS = ["#", "time", "kind", "model", "what"] as const;
+
+/** The table; `first` numbers the rows from where the page starts (1 for the first event). */
+export function traceTable(events: readonly TraceEvent[], first = 1): string {
+  if (events.length === 0) return "no trace events\n";
+  const rows = events.map((e, i) => [
+    String(first + i),
+    // The time of day in UTC to the millisecond: a turn's events are milliseconds apart.
+    e.created_at.slice(11, 23),
+    e.event_type,
+    e.provider === null ? "-" : `${e.provider}/${e.model ?? "?"}`,
+    eventSummary(e),
+  ]);
+  const widths = HEADINGS.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, c) => c === cells.length - 1 ? cell : cell.padEnd(widths[c])).join("  ")
+      .trimEnd();
+  const out = [line(HEADINGS)];
+  let turn: string | undefined;
+  events.forEach((e, i) => {
+    const id = e.trace_id ?? "";
+    if (id !== turn) {
+      out.push(`-- turn ${id || "(no id)"} · ${e.created_at.slice(0, 10)}`);
+      turn = id;
+    }
+    out.push(line(rows[i]));
+  });
+  return `${out.join("\n")}\n`;
+}
