@@ -206,6 +206,15 @@ describe("switchyard chat", () => {
       /PROMPT_SEALED_85 read the secret[\s\S]*ANSWER_SEALED_74/,
       "opened with the key file",
     );
+    // why opens the sealed trace with the key file, and says what it cannot read without it.
+    const why = await cli(["why", id]);
+    assert.equal(why.code, 0, why.stderr);
+    assert.match(why.stdout, /^model: +openai\/gpt-4o-mini$/m);
+    assert.match(why.stdout, /^context: +\+ /m);
+    assert.doesNotMatch(why.stdout, /^sealed:/m);
+    const blind = await cli(["why", id, "--key-file", join(home, "none.key")]);
+    assert.equal(blind.code, 0, blind.stderr);
+    assert.match(blind.stdout, /^sealed: +\d+ events are sealed; give the session's key file/m);
     openai.enqueue(openAiStream(["SECOND_96"]));
     const more = await cli(["chat", "--session", id, "--policy", policyFile, "and again"]);
     assert.equal(more.code, 0, more.stderr);

@@ -192,8 +192,10 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
+// `deno task cli -- …` hands the `--` on; it separates nothing here.
+const argv = process.argv.slice(2);
 try {
-  process.exitCode = await run(process.argv.slice(2));
+  process.exitCode = await run(argv[0] === "--" ? argv.slice(1) : argv);
 } catch (error) {
   // Flags that do not parse.
   process.stderr.write(`${errorReport(error)}${USAGE}`);
