@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -26,25 +26,49 @@ function run(command: string, args: string[], cwd: string) {
   return { code: done.status, out: `${done.stdout}${done.stderr}` };
 }
 
+/** `npm pack` of the built package, then `npm install` of the tarball, as a user would. */
+let packed: string[];
+
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "switchyard-package-"));
-  dist = join(work, "dist");
+  const pkg = join(work, "pkg");
+  dist = join(pkg, "dist");
   const built = run(
     process.execPath,
     [...runtimeArgs, join(PACKAGE, "scripts/build.ts"), dist],
     PACKAGE,
   );
   assert.equal(built.code, 0, built.out);
-  // A project that installed the package: its files, its dependencies.
+  for (const name of ["package.json", "README.md"]) await cp(join(PACKAGE, name), join(pkg, name));
+  // Built above with the runtime running the test: `prepack` would build it again with npx deno@2.
+  const pack = spawnSync(
+    "npm",
+    ["pack", "--ignore-scripts", "--json", "--pack-destination", work],
+    {
+      cwd: pkg,
+      encoding: "utf8",
+    },
+  );
+  assert.equal(pack.status, 0, pack.stderr);
+  const [report] = JSON.parse(pack.stdout);
+  packed = report.files.map((f: { path: string }) => f.path).sort();
+  // A project that installed the tarball: npm resolves its two dependencies from the registry.
   consumer = join(work, "consumer");
-  const installed = join(consumer, "node_modules/@switchyard/client");
-  await mkdir(installed, { recursive: true });
-  await cp(dist, join(installed, "dist"), { recursive: true });
-  await cp(join(PACKAGE, "package.json"), join(installed, "package.json"));
-  for (const dep of ["eventsource-parser", "smol-toml"]) {
-    await symlink(join(PACKAGE, "node_modules", dep), join(consumer, "node_modules", dep));
-  }
+  await mkdir(consumer);
   await writeFile(join(consumer, "package.json"), '{ "type": "module" }\n');
+  const installed = run(
+    "npm",
+    [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      join(work, report.filename),
+    ],
+    consumer,
+  );
+  assert.equal(installed.code, 0, installed.out);
 });
 after(() => rm(work, { recursive: true, force: true }));
 
@@ -96,6 +120,30 @@ new SwitchyardError("no_such_code", "m");
     const tsc = join(PACKAGE, "node_modules/typescript/lib/tsc.js");
     const checked = run(process.execPath, [...runtimeArgs, tsc, "-p", "tsconfig.json"], consumer);
     assert.equal(checked.code, 0, checked.out);
+  });
+
+  test("the tarball holds the bundles, the declarations, the README and nothing else", () => {
+    for (const name of ["README.md", "package.json", "dist/cli.js", "dist/index.js"]) {
+      assert.ok(packed.includes(name), name);
+    }
+    assert.deepEqual(
+      packed.filter((p) => !/^(dist\/|README\.md$|package\.json$)/.test(p)),
+      [],
+    );
+  });
+
+  test("the installed bin runs under Node.js and prints the usage", () => {
+    const bin = join(consumer, "node_modules/.bin/switchyard");
+    const help = run("node", [bin, "--help"], consumer);
+    assert.equal(help.code, 0, help.out);
+    assert.match(help.out, /^usage: switchyard <command> \[options\]\n/);
+    for (const command of ["login", "chat", "why", "trace", "policy test"]) {
+      assert.match(help.out, new RegExp(`^  ${command} `, "m"), command);
+    }
+    // Started by its shebang, as a shell runs it.
+    const direct = spawnSync(bin, ["--help"], { cwd: consumer, encoding: "utf8" });
+    assert.equal(direct.status, 0, direct.stderr);
+    assert.equal(direct.stdout, help.out);
   });
 
   test("Node.js runs the library and the command-line client", async () => {
