@@ -34,7 +34,12 @@ export async function logTail(path: string, lines = 15): Promise<string> {
   return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
-export function startChild(options: StartOptions): Promise<{ child: Child; signal: string }> {
+/**
+ * Starts a child at once (so it can be stopped while it starts); `ready`
+ * resolves with what `options.ready` found, or rejects if the child exits or
+ * stays silent too long.
+ */
+export function startChild(options: StartOptions): { child: Child; ready: Promise<string> } {
   const proc = spawn(process.execPath, options.args, {
     cwd: options.cwd,
     env: options.env,
@@ -60,23 +65,23 @@ export function startChild(options: StartOptions): Promise<{ child: Child; signa
       clearTimeout(timer);
     },
   };
-  return new Promise((resolve, reject) => {
+  const ready = new Promise<string>((resolve, reject) => {
     let output = "";
-    let ready = false;
+    let found = false;
     const timer = setTimeout(() => {
       void child.stop(0);
       reject(new Error(`${options.name} did not start within ${options.timeoutMs ?? 60_000} ms`));
     }, options.timeoutMs ?? 60_000);
     const collect = (chunk: Uint8Array) => {
       log.write(chunk);
-      if (ready) return; // past the ready line, output goes to the log only
+      if (found) return; // past the ready line, output goes to the log only
       output += new TextDecoder().decode(chunk);
       const signal = options.ready(output);
       if (signal === undefined) return;
-      ready = true;
+      found = true;
       output = "";
       clearTimeout(timer);
-      resolve({ child, signal });
+      resolve(signal);
     };
     proc.stdout!.on("data", collect);
     proc.stderr!.on("data", collect);
@@ -91,4 +96,6 @@ export function startChild(options: StartOptions): Promise<{ child: Child; signa
       );
     });
   });
+  ready.catch(() => {}); // a child stopped while it starts is no error of its own
+  return { child, ready };
 }

@@ -29,6 +29,79 @@ const shown = (path: string) => {
   return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 };
 
+interface Options {
+  dir?: string;
+  port?: string;
+  providerPort?: string;
+}
+
+/** Starts both children (each pushed to `children` as soon as it runs) and prints the banner. */
+async function startUp(options: Options, children: Child[], stopping: () => boolean) {
+  const config = await readDemoConfig();
+  // The key and the logs sit beside the store the configuration names (.demo/data).
+  const dir = resolve(options.dir ?? dirname(resolve(ROOT, config.storagePath)));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const env = childEnv(process.env);
+
+  const provider = startChild({
+    name: "the demo provider",
+    args: [...PROVIDER_ARGS, "--port", options.providerPort ?? config.providerUrl.port],
+    env,
+    cwd: ROOT,
+    logFile: join(dir, "provider.log"),
+    ready: (out) => /demo provider listening on (\S+)/.exec(out)?.[1],
+  });
+  children.push(provider.child);
+  const providerUrl = await provider.ready;
+
+  // The shipped file as it is, unless the provider listens elsewhere: then a copy that says so.
+  let configFile = DEMO_CONFIG;
+  if (providerUrl !== config.providerUrl.href.replace(/\/$/, "")) {
+    configFile = join(dir, "switchyard.toml");
+    await writeFile(configFile, withProviderUrl(config, providerUrl));
+  }
+  const serviceEnv = { ...env };
+  if (options.dir !== undefined) serviceEnv.ROUTER_STORAGE_PATH = join(dir, "data");
+  if (options.port !== undefined) serviceEnv.ROUTER_PORT = options.port;
+  if (stopping()) return;
+  const service = startChild({
+    name: "the service",
+    args: [...SERVICE_ARGS, "--config", configFile],
+    env: serviceEnv,
+    cwd: ROOT,
+    logFile: join(dir, "service.log"),
+    ready: (out) => {
+      const line = out.split("\n").find((l) => l.includes('"msg":"listening"'));
+      return line === undefined ? undefined : JSON.parse(line).url;
+    },
+  });
+  children.push(service.child);
+  const url = await service.ready;
+  const status = await fetch(`${url}/status`);
+  if (!status.ok) throw new Error(`GET /status answered ${status.status}`);
+  await status.body?.cancel();
+
+  const user = await demoUser(url, join(dir, "api_key"));
+  const previewFile = join(dir, "preview.json");
+  const policy = parseToml(await readFile(DEMO_POLICY, "utf8"));
+  await writeFile(
+    previewFile,
+    `${JSON.stringify({ input: { text: PREVIEW_PROMPT }, policy }, null, 2)}\n`,
+  );
+  process.stdout.write(banner({
+    url,
+    providerUrl,
+    models: config.models.map((m) => m.id),
+    apiKey: user.apiKey,
+    token: user.token,
+    sessionId: user.sessionId,
+    cli: cliCommand(),
+    policyFile: shown(DEMO_POLICY),
+    previewFile: shown(previewFile),
+    logDir: shown(dir),
+  }));
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
@@ -38,11 +111,11 @@ async function main(): Promise<number> {
       "provider-port": { type: "string" },
     },
   });
-  const config = await readDemoConfig();
-  // The key and the logs sit beside the store the configuration names (.demo/data).
-  const dir = resolve(values.dir ?? dirname(resolve(ROOT, config.storagePath)));
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const env = childEnv(process.env);
+  // Listened for from the start: a signal while starting up stops what has started.
+  const signalled = new Promise<"signal">((resolve) => {
+    process.on("SIGINT", () => resolve("signal"));
+    process.on("SIGTERM", () => resolve("signal"));
+  });
   const children: Child[] = [];
   let stopping = false;
   const stopAll = async () => {
@@ -51,90 +124,27 @@ async function main(): Promise<number> {
     for (const child of [...children].reverse()) await child.stop();
   };
 
-  try {
-    const provider = await startChild({
-      name: "the demo provider",
-      args: [
-        ...PROVIDER_ARGS,
-        "--port",
-        values["provider-port"] ?? config.providerUrl.port,
-      ],
-      env,
-      cwd: ROOT,
-      logFile: join(dir, "provider.log"),
-      ready: (out) => /demo provider listening on (\S+)/.exec(out)?.[1],
-    });
-    children.push(provider.child);
-
-    // The shipped file as it is, unless the provider listens elsewhere: then a copy that says so.
-    let configFile = DEMO_CONFIG;
-    if (provider.signal !== config.providerUrl.href.replace(/\/$/, "")) {
-      configFile = join(dir, "switchyard.toml");
-      await writeFile(configFile, withProviderUrl(config, provider.signal));
-    }
-    const serviceEnv = { ...env };
-    if (values.dir !== undefined) serviceEnv.ROUTER_STORAGE_PATH = join(dir, "data");
-    if (values.port !== undefined) serviceEnv.ROUTER_PORT = values.port;
-    const service = await startChild({
-      name: "the service",
-      args: [...SERVICE_ARGS, "--config", configFile],
-      env: serviceEnv,
-      cwd: ROOT,
-      logFile: join(dir, "service.log"),
-      ready: (out) => {
-        const line = out.split("\n").find((l) => l.includes('"msg":"listening"'));
-        return line === undefined ? undefined : JSON.parse(line).url;
-      },
-    });
-    children.push(service.child);
-    const url = service.signal;
-    const status = await fetch(`${url}/status`);
-    if (!status.ok) throw new Error(`GET /status answered ${status.status}`);
-    await status.body?.cancel();
-
-    const user = await demoUser(url, join(dir, "api_key"));
-    const previewFile = join(dir, "preview.json");
-    const policy = parseToml(await readFile(DEMO_POLICY, "utf8"));
-    await writeFile(
-      previewFile,
-      `${JSON.stringify({ input: { text: PREVIEW_PROMPT }, policy }, null, 2)}\n`,
-    );
-    process.stdout.write(banner({
-      url,
-      providerUrl: provider.signal,
-      models: config.models.map((m) => m.id),
-      apiKey: user.apiKey,
-      token: user.token,
-      sessionId: user.sessionId,
-      cli: cliCommand(),
-      policyFile: shown(DEMO_POLICY),
-      previewFile: shown(previewFile),
-      logDir: shown(dir),
-    }));
-  } catch (error) {
-    process.stderr.write(`demo: ${(error as Error).message}\n`);
+  const options = { dir: values.dir, port: values.port, providerPort: values["provider-port"] };
+  const started = await Promise.race([
+    startUp(options, children, () => stopping).then(() => "started" as const, (e: Error) => e),
+    signalled,
+  ]);
+  if (started !== "started") {
+    if (started instanceof Error) process.stderr.write(`demo: ${started.message}\n`);
     await stopAll();
-    return 1;
+    return started instanceof Error ? 1 : 0;
   }
 
-  const stopped = new Promise<number>((resolve) => {
-    const onSignal = () => {
-      if (stopping) return;
-      process.stderr.write("\ndemo: stopping\n");
-      void stopAll().then(() => resolve(0));
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    for (const child of children) {
-      void child.exited.then(async (code) => {
-        if (stopping) return;
-        process.stderr.write(`demo: ${child.name} stopped (${code}); see ${child.logFile}\n`);
-        await stopAll();
-        resolve(1);
-      });
-    }
-  });
-  return await stopped;
+  const crashed = Promise.race(
+    children.map((child) => child.exited.then((code) => ({ child, code }))),
+  );
+  const end = await Promise.race([signalled, crashed]);
+  if (end === "signal") process.stderr.write("\ndemo: stopping\n");
+  else {process.stderr.write(
+      `demo: ${end.child.name} stopped (${end.code}); see ${end.child.logFile}\n`,
+    );}
+  await stopAll();
+  return end === "signal" ? 0 : 1;
 }
 
 process.exit(await main());
