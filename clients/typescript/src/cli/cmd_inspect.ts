@@ -91,7 +91,9 @@ export async function trace(
   for (const event of events) {
     // An opened payload is marked as such: the service only ever saw it sealed.
     const opened = await openedPayload(event, o.key);
-    ctx.term.out(`${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`);
+    ctx.term.out(
+      `${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`,
+    );
   }
 }
 
