@@ -23,6 +23,8 @@ export interface Config {
   databaseUrl?: string;
   /** Connections an instance keeps to PostgreSQL (postgres_driver.ts). */
   databaseMaxConnections: number;
+  /** How long a statement on PostgreSQL may take before the request gives up on it. */
+  databaseStatementTimeoutMs: number;
   storagePath: string;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
   limits: {
@@ -91,6 +93,16 @@ type Kind =
  */
 export const DEFAULT_DATABASE_CONNECTIONS = 4;
 
+/**
+ * The slowest legitimate statements measured on PostgreSQL (this 2-core machine,
+ * shared with other work): a whole trace of a 300- to 1,000-turn session read in
+ * one page, 0.6–0.7 s; the migrations in one transaction, 0.17 s; everything else
+ * under 0.1 s, p99 under 10 ms. Ten seconds leaves a margin of over ten times the
+ * slowest, and still answers well before the 30–60 s after which load balancers
+ * and clients commonly give up on their own.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+
 /** A metrics token must be long enough not to be guessed. */
 export const MIN_METRICS_TOKEN_LENGTH = 16;
 
@@ -99,6 +111,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.port": "port",
   "router.database.url": "url",
   "router.database.max_connections": "positive_int",
+  "router.database.statement_timeout_ms": "positive_int",
   "router.storage.path": "string",
   "router.auth.token_ttl_seconds": "positive_int",
   "router.auth.bootstrap_enabled": "boolean",
@@ -331,6 +344,10 @@ export async function loadConfig(
     databaseMaxConnections: get(
       "router.database.max_connections",
       DEFAULT_DATABASE_CONNECTIONS,
+    ) as number,
+    databaseStatementTimeoutMs: get(
+      "router.database.statement_timeout_ms",
+      DEFAULT_STATEMENT_TIMEOUT_MS,
     ) as number,
     storagePath: get("router.storage.path", "./data") as string,
     auth: {

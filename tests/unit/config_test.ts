@@ -36,6 +36,7 @@ describe("configuration", () => {
       port: 7331,
       databaseUrl: undefined,
       databaseMaxConnections: 4,
+      databaseStatementTimeoutMs: 10000,
       storagePath: "./data",
       auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
       limits: {
@@ -118,6 +119,7 @@ port = 8080
 [router.database]
 url = "postgres://u@db:5432/app"
 max_connections = 12
+statement_timeout_ms = 2500
 [router.storage]
 path = "/var/lib/switchyard"
 [router.auth]
@@ -149,6 +151,7 @@ models = ["qwen3-8b"]
       assert.equal(c.port, 8080);
       assert.equal(c.databaseUrl, "postgres://u@db:5432/app");
       assert.equal(c.databaseMaxConnections, 12);
+      assert.equal(c.databaseStatementTimeoutMs, 2500);
       assert.equal(c.storagePath, "/var/lib/switchyard");
       assert.deepEqual(c.auth, { tokenTtlSeconds: 60, bootstrapEnabled: false });
       assert.deepEqual(c.limits, {
@@ -195,7 +198,9 @@ models = ["qwen3-8b"]
       ROUTER_PROVIDERS_OLLAMA_BASE_URL: "http://127.0.0.1:1/",
       ROUTER_LIMITS_RATE_ENABLED: "0",
       ROUTER_LIMITS_RATE_USER_BURST: "7",
+      ROUTER_DATABASE_STATEMENT_TIMEOUT_MS: "750",
     });
+    assert.equal(c.databaseStatementTimeoutMs, 750);
     assert.equal(c.limits.rate.enabled, false);
     assert.equal(c.limits.rate.userBurst, 7);
     assert.equal(c.port, 9100);
@@ -240,6 +245,7 @@ models = ["qwen3-8b"]
       [{ ROUTER_LIMITS_PROVIDER_TIMEOUT_MS: "-1" }, "router.limits.provider_timeout_ms"],
       [{ DATABASE_URL: "mysql://x/y" }, "router.database.url"],
       [{ ROUTER_DATABASE_MAX_CONNECTIONS: "0" }, "router.database.max_connections"],
+      [{ ROUTER_DATABASE_STATEMENT_TIMEOUT_MS: "0" }, "router.database.statement_timeout_ms"],
       [{ ROUTER_LIMITS_RATE_USER_BURST: "0" }, "router.limits.rate.user_burst"],
       [
         { ROUTER_LIMITS_RATE_ANONYMOUS_PER_MINUTE: "many" },
