@@ -24,8 +24,9 @@ import { childEnv, cliCommand, PROVIDER_ARGS, SERVICE_ARGS } from "./launch_args
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
+/** A path as typed from where the user ran the task (`deno task` runs in the repository root). */
 const shown = (path: string) => {
-  const rel = relative(process.cwd(), path);
+  const rel = relative(process.env.INIT_CWD ?? process.cwd(), path);
   return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 };
 

@@ -16,7 +16,6 @@ import { CHAT_PROMPT } from "../../demo/banner.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const onBun = process.versions.bun !== undefined;
-const POLICY = "demo/policy.toml";
 
 /** The environment of everything started here: no provider key of any kind. */
 function keylessEnv(
@@ -54,6 +53,9 @@ interface Demo {
   previewFile: string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** The printed commands' arguments. */
+  chat: string[];
+  why: string[];
   /** What the launcher printed on stderr so far. */
   stderr(): string;
 }
@@ -101,9 +103,16 @@ async function startDemo(dir: string): Promise<Demo> {
     assert.ok(match, `${pattern} not in the banner:\n${banner}`);
     return match[1];
   };
+  /** The arguments of the printed CLI command `name`, as a shell would split them. */
+  const command = (name: string) => {
+    const line = find(new RegExp(`(?:task cli --|cli/main\\.ts) (${name} .*)$`, "m"));
+    return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+  };
   return {
     child,
     banner,
+    chat: command("chat"),
+    why: command("why"),
     exited,
     stderr: () => err,
     url: find(/console\s+(http:\/\/\S+)\/console/),
@@ -184,18 +193,17 @@ describe("deno task demo", () => {
     const demo = await startDemo(dir);
     try {
       // 1. The printed chat: a review, routed to the large model, which reads README.md.
-      const chat = await cli(
-        ["chat", "--policy", POLICY, "--session", demo.sessionId, CHAT_PROMPT],
-        demo,
-        configHome,
-      );
+      const printed = ["chat", "--policy", "demo/policy.toml", "--session", demo.sessionId];
+      assert.deepEqual(demo.chat, [...printed, CHAT_PROMPT]);
+      const chat = await cli(demo.chat, demo, configHome);
       assert.equal(chat.code, 0, chat.stderr);
       assert.match(chat.stderr, /→ read_file \{"path":"README.md"\}/);
       assert.match(chat.stdout, /I called read_file and got \d+ lines back/);
       assert.match(chat.stdout, /answered by demo-large \(Demo Large\)/);
 
       // 2. Why that model.
-      const why = await cli(["why", demo.sessionId], demo, configHome);
+      assert.deepEqual(demo.why, ["why", demo.sessionId]);
+      const why = await cli(demo.why, demo, configHome);
       assert.equal(why.code, 0, why.stderr);
       assert.match(why.stdout, /review/);
       assert.match(why.stdout, /openai-compat:demo\/demo-large/);
