@@ -31,7 +31,7 @@ describe("the browser tests' Chromium", () => {
     await access(npm.executablePath, constants.X_OK);
   });
 
-  test("the npm package's Chromium renders a page and runs its script", async () => {
+  test("the npm package's Chromium renders a page, runs its script and formats numbers", async () => {
     const packageDir = npmChromiumPackageDir();
     assert.ok(packageDir, "@sparticuz/chromium is installed (a dev dependency)");
     const unpacked = await unpackNpmChromium(packageDir);
@@ -48,6 +48,11 @@ describe("the browser tests' Chromium", () => {
         </script>`,
       );
       assert.equal(await page.title(), "255,0,0,255");
+      // A locale Intl accepts, whatever the machine's (the console formats numbers with it).
+      const formatted = await page.evaluate(
+        "new Intl.NumberFormat(navigator.language).format(1234.5)",
+      );
+      assert.equal(formatted, "1,234.5");
     } finally {
       await browser.close();
     }

@@ -21,7 +21,7 @@ export const NPM_CHROMIUM_PACKAGE = "@sparticuz/chromium";
 export interface NpmChromium {
   version: string;
   executablePath: string;
-  /** The environment the binary needs: its own NSS libraries, the system's fonts and its own. */
+  /** The environment the binary needs: its NSS libraries, fonts and a locale Intl accepts. */
   env: Record<string, string>;
 }
 
@@ -49,6 +49,9 @@ export async function unpackNpmChromium(packageDir: string): Promise<NpmChromium
     env: {
       LD_LIBRARY_PATH: inherited ? `${libraries}:${inherited}` : libraries,
       FONTCONFIG_FILE: join(dir, "fonts.conf"),
+      // Under the C or POSIX locale (LANG=C.UTF-8 in most containers) this build reports
+      // navigator.language "en-US@posix", which Intl rejects; Debian's reports "en-US".
+      LC_ALL: "en_US.UTF-8",
     },
   };
 }
