@@ -30,3 +30,6 @@ console.log(`demo provider listening on ${provider.baseUrl}`);
 const stop = () => void provider.close().then(() => process.exit(0));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
+// A launcher killed outright cannot stop its children: the provider then goes by itself.
+const launcher = process.ppid;
+setInterval(() => process.ppid !== launcher && stop(), 1000);

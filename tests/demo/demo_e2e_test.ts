@@ -67,6 +67,8 @@ async function startDemo(dir: string): Promise<Demo> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  running.add(child);
+  void exited.then(() => running.delete(child));
   let out = "";
   let err = "";
   child.stderr!.on(
@@ -181,7 +183,14 @@ async function api(
 const signal = (demo: Demo, name: "SIGTERM" | "SIGINT") => process.kill(demo.child.pid!, name);
 
 const dirs: string[] = [];
+/** Launchers not yet stopped: a failed assertion must not leave a demo running. */
+const running = new Set<ChildProcess>();
 after(async () => {
+  for (const child of running) {
+    const gone = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(child.pid!, "SIGTERM");
+    await gone;
+  }
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
