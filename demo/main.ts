@@ -105,7 +105,8 @@ async function startUp(options: Options, children: Child[], stopping: () => bool
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    args: process.argv.slice(2),
+    // `deno task demo -- --port 0` may hand the `--` on.
+    args: process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === "--")),
     options: {
       dir: { type: "string" },
       port: { type: "string" },
