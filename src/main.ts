@@ -111,7 +111,9 @@ export async function startService(
     config.databaseUrl ? config.databaseMaxConnections : 1,
   );
   // One LISTEN connection per instance; on the embedded store it never signals.
-  const signals = await openSupersedeSignals(config.databaseUrl);
+  const signals = await openSupersedeSignals(config.databaseUrl, {
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   const webAssets = await (runtime.webAssets?.() ?? readWebAssets(BUILT_WEB_ASSETS));
   if (!webAssets) logger.warn("web console not built: run `deno task console:build`", {});
   let draining = () => false;

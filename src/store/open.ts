@@ -9,11 +9,19 @@ import { openPostgres } from "./postgres_driver.ts";
  * holds PGlite in memory.
  */
 export async function openStore(
-  options: { databaseUrl?: string; databaseMaxConnections: number; storagePath: string },
+  options: {
+    databaseUrl?: string;
+    databaseMaxConnections: number;
+    databaseStatementTimeoutMs: number;
+    storagePath: string;
+  },
   embedded: { assets?: () => Promise<PgliteAssets>; workerModule?: string } = {},
 ): Promise<Db> {
   if (options.databaseUrl) {
-    return openPostgres(options.databaseUrl, { maxConnections: options.databaseMaxConnections });
+    return openPostgres(options.databaseUrl, {
+      maxConnections: options.databaseMaxConnections,
+      statementTimeoutMs: options.databaseStatementTimeoutMs,
+    });
   }
   return await openPgliteThread(
     options.storagePath,

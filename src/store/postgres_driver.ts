@@ -1,5 +1,7 @@
 import postgres from "postgres";
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Db, Queryable } from "./db.ts";
+import { clientDeadlineMs, watchdog, withinDeadline } from "./statement_deadline.ts";
 import { rethrowStorageFault } from "./storage_fault.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -24,12 +26,33 @@ export const RECONNECT_OPTIONS = {
 };
 
 /**
+ * Session settings sent when a connection opens: the server cancels any
+ * statement of ours that runs longer than `statementTimeoutMs` (SQLSTATE
+ * 57014, answered storage_error), and the connection stays usable. A pooler
+ * that refuses unknown startup parameters (PgBouncer does, unless the name is
+ * in its `ignore_startup_parameters`) must be told to let it through.
+ */
+export function sessionSettings(applicationName: string, statementTimeoutMs: number) {
+  return { application_name: applicationName, statement_timeout: statementTimeoutMs };
+}
+
+export interface PostgresOptions {
+  maxConnections: number;
+  /** `router.database.statement_timeout_ms`. */
+  statementTimeoutMs?: number;
+}
+
+/**
  * A PostgreSQL server through postgres.js. The URL never reaches a log or an
  * error body. A lost server fails each query with storage_error (see
  * storage_fault.ts); postgres.js opens fresh connections for the next ones, so
- * the service recovers by itself once the server is back.
+ * the service recovers by itself once the server is back. A server that stops
+ * answering without going away fails each statement at its deadline, and the
+ * pool is replaced (statement_deadline.ts).
  */
-export function openPostgres(url: string, options: { maxConnections: number }): Db {
+export function openPostgres(url: string, options: PostgresOptions): Db {
+  const timeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const deadlineMs = clientDeadlineMs(timeoutMs);
   const open = () =>
     postgres(url, {
       max: options.maxConnections,
@@ -38,7 +61,7 @@ export function openPostgres(url: string, options: { maxConnections: number }): 
       onnotice: () => {},
       // Keep query text and parameters out of error objects that might be logged.
       debug: false,
-      connection: { application_name: "switchyard" },
+      connection: sessionSettings("switchyard", timeoutMs),
       // JSON goes in as text (see db.ts), exactly as PGlite takes it; postgres.js
       // would otherwise encode a string parameter a second time.
       types: {
@@ -52,6 +75,18 @@ export function openPostgres(url: string, options: { maxConnections: number }): 
     });
   let sql = open();
   /**
+   * Replaces the pool by a fresh one, once: its connections are destroyed at
+   * once, failing what waits on them (storage_error). postgres.js has no way
+   * to drop one connection of a pool; a connection that cannot be trusted is
+   * reason enough to drop all of them, since they lead to the same server.
+   */
+  const replace = (pool: postgres.Sql) => {
+    if (pool !== sql) return;
+    sql = open();
+    direct = wrap(sql, sql);
+    pool.end({ timeout: 0 }).catch(() => {});
+  };
+  /**
    * A connection that timed out connecting is left for a fresh pool: in
    * postgres.js 3.4.9 a socket that closes while a write is still buffered
    * leaves its connection unable to send anything again (its next startup
@@ -59,27 +94,25 @@ export function openPostgres(url: string, options: { maxConnections: number }): 
    * the issues it fixes), so every later attempt on it times out as well.
    */
   const failed = (pool: postgres.Sql) => (error: unknown): never => {
-    if ((error as { code?: unknown } | null)?.code === "CONNECT_TIMEOUT" && pool === sql) {
-      sql = open();
-      direct = wrap(sql, sql);
-      pool.end({ timeout: 0 }).catch(() => {});
-    }
+    if ((error as { code?: unknown } | null)?.code === "CONNECT_TIMEOUT") replace(pool);
     return rethrowStorageFault(error);
   };
   const wrap = (q: Sql, pool: postgres.Sql): Queryable => {
     const fail = failed(pool);
+    const expired = () => replace(pool);
     return {
       async query<T>(text: string, params: readonly unknown[] = []) {
         // A plain array, like PGlite gives (postgres.js adds count, command, ...).
         // Prepared: every query text is a constant of a query function, so the
         // per-connection statement cache stays small and each is parsed once.
-        const rows = await q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
+        const pending = q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
           prepare: true,
-        }).catch(fail);
+        });
+        const rows = await withinDeadline(pending, deadlineMs, expired).catch(fail);
         return Array.from(rows) as T[];
       },
       async exec(text: string) {
-        await q.unsafe(text).simple().catch(fail);
+        await withinDeadline(q.unsafe(text).simple(), deadlineMs, expired).catch(fail);
       },
     };
   };
@@ -90,9 +123,28 @@ export function openPostgres(url: string, options: { maxConnections: number }): 
     exec: (text) => direct.exec(text),
     transaction: async (fn) => {
       const pool = sql;
-      return await pool.begin((tx) => fn(wrap(tx, pool))).catch(failed(pool)) as Awaited<
-        ReturnType<typeof fn>
-      >;
+      // The statements of `fn` have their own deadlines; BEGIN, COMMIT and
+      // ROLLBACK, which postgres.js sends, are watched from outside.
+      const guard = watchdog(deadlineMs, () => replace(pool));
+      guard.arm();
+      const run = pool.begin(async (tx) => {
+        guard.disarm();
+        try {
+          const result = await fn(wrap(tx, pool));
+          guard.arm();
+          return result;
+        } catch (error) {
+          guard.arm();
+          throw error;
+        }
+      });
+      try {
+        return await Promise.race([run, guard.tripped]) as Awaited<ReturnType<typeof fn>>;
+      } catch (error) {
+        return failed(pool)(error);
+      } finally {
+        guard.disarm();
+      }
     },
     close: () => sql.end({ timeout: 5 }),
   };

@@ -1,4 +1,5 @@
 import { ServiceError } from "../core/errors.ts";
+import { DEADLINE_CODE } from "./statement_deadline.ts";
 
 /**
  * Which driver errors mean "the database is not there right now" rather than
@@ -7,8 +8,12 @@ import { ServiceError } from "../core/errors.ts";
  * again on a fresh connection.
  */
 
-/** postgres.js's own connection codes and the socket errors it passes through. */
+/**
+ * postgres.js's own connection codes, the socket errors it passes through, and
+ * a statement the server did not answer in time (statement_deadline.ts).
+ */
 const CONNECTION_CODES = new Set([
+  DEADLINE_CODE,
   "CONNECTION_CLOSED",
   "CONNECTION_DESTROYED",
   "CONNECTION_ENDED",

@@ -7,8 +7,10 @@
  * because the instance's turn watcher also polls `supersede_seq` every 250 ms.
  */
 import postgres from "postgres";
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Queryable } from "./db.ts";
-import { RECONNECT_OPTIONS } from "./postgres_driver.ts";
+import { RECONNECT_OPTIONS, sessionSettings } from "./postgres_driver.ts";
+import { clientDeadlineMs, withinDeadline } from "./statement_deadline.ts";
 
 export const SUPERSEDE_CHANNEL = "switchyard_supersede";
 
@@ -44,34 +46,97 @@ function watcher(watchers: Watchers): SupersedeSignals["watch"] {
   };
 }
 
+/** A probe's payload: never a run id, so no watcher takes it for a signal. */
+const PROBE_PREFIX = "probe-";
+
 /**
  * One listening connection per instance. With no database URL (PGlite) the
  * result never signals. Resolves once LISTEN is active, so a NOTIFY committed
  * afterwards is heard. The URL never reaches a log or an error.
+ *
+ * A listening connection that a stalled network has cut off never fails: it
+ * just hears nothing, for ever. So every `statementTimeoutMs` (at least a
+ * second) the listener sends a NOTIFY of its own and, when it does not hear it
+ * back within the statement deadline, listens again on fresh connections.
+ * Until then the turn watcher's poll stands in for it.
  */
 export async function openSupersedeSignals(
   databaseUrl: string | undefined,
+  options: { statementTimeoutMs?: number } = {},
 ): Promise<SupersedeSignals> {
   const watchers: Watchers = new Map();
   if (databaseUrl === undefined) {
     return { watch: watcher(watchers), close: () => Promise.resolve() };
   }
-  const sql = postgres(databaseUrl, {
-    ...RECONNECT_OPTIONS,
-    max: 1,
-    onnotice: () => {},
-    debug: false,
-    connection: { application_name: "switchyard-listen" },
-  });
+  const timeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const deadlineMs = clientDeadlineMs(timeoutMs);
+  const connect = () =>
+    postgres(databaseUrl, {
+      ...RECONNECT_OPTIONS,
+      // One connection sends the probes; postgres.js listens on one of its own.
+      max: 1,
+      onnotice: () => {},
+      debug: false,
+      connection: sessionSettings("switchyard-listen", timeoutMs),
+    });
+  let awaited: { payload: string; heard: () => void } | null = null;
+  const onPayload = (payload: string) => {
+    if (payload.startsWith(PROBE_PREFIX)) {
+      if (payload === awaited?.payload) awaited.heard();
+    } else {
+      dispatch(watchers, payload);
+    }
+  };
+  const listen = (sql: postgres.Sql) =>
+    withinDeadline(sql.listen(SUPERSEDE_CHANNEL, onPayload), deadlineMs, () => {});
+
+  let sql = connect();
   try {
-    await sql.listen(SUPERSEDE_CHANNEL, (payload) => dispatch(watchers, payload));
+    await listen(sql);
   } catch (error) {
-    await sql.end({ timeout: 1 });
+    await sql.end({ timeout: 0 });
     throw error;
   }
+
+  /** Whether a NOTIFY of our own comes back within the deadline. */
+  const hears = async (pool: postgres.Sql): Promise<boolean> => {
+    const payload = `${PROBE_PREFIX}${crypto.randomUUID()}`;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      awaited = { payload, heard: () => resolve(true) };
+      timer = setTimeout(() => resolve(false), deadlineMs);
+    });
+    const sent = withinDeadline(pool.notify(SUPERSEDE_CHANNEL, payload), deadlineMs, () => {})
+      .then(() => true, () => false);
+    try {
+      return await sent && await heard;
+    } finally {
+      clearTimeout(timer);
+      awaited = null;
+    }
+  };
+  let probing = false;
+  let closed = false;
+  const probe = setInterval(async () => {
+    if (probing) return;
+    probing = true;
+    try {
+      if (await hears(sql) || closed) return;
+      const deaf = sql;
+      sql = connect();
+      deaf.end({ timeout: 0 }).catch(() => {});
+      // A failure here (the database is still away) is retried at the next probe.
+      await listen(sql).catch(() => {});
+    } finally {
+      probing = false;
+    }
+  }, Math.max(timeoutMs, 1_000));
+
   return {
     watch: watcher(watchers),
     async close() {
+      closed = true;
+      clearInterval(probe);
       watchers.clear();
       await sql.end({ timeout: 5 });
     },
