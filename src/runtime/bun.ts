@@ -2,6 +2,7 @@
 import initdbWasm from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import pgliteData from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasm from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
+import dataDirTemplate from "../store/pglite_template/datadir.tar.br" with { type: "file" };
 import { webFiles } from "../../web/embed.ts";
 import { webAssets } from "../http/web_assets.ts";
 import { runCli, type Serve } from "../main.ts";
@@ -46,12 +47,14 @@ const serve: Serve = ({ hostname, port, handler }) => {
   });
 };
 
-// Imported as files, PGlite's assets are embedded by `bun build --compile`, so the
-// single-file binary runs the embedded database without node_modules.
+// Imported as files, PGlite's assets and the store's template data directory are embedded
+// by `bun build --compile`, so the single-file binary runs the embedded database without
+// node_modules.
 const pgliteAssets = async (): Promise<PgliteAssets> => ({
   pgliteWasmModule: await WebAssembly.compile(await Bun.file(pgliteWasm).arrayBuffer()),
   initdbWasmModule: await WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()),
   fsBundle: Bun.file(pgliteData),
+  dataDirTemplate: Bun.file(dataDirTemplate),
 });
 
 // The console and API reference, imported as files by web/embed.ts (`deno task

@@ -1,6 +1,7 @@
 import { parse, PGlite, protocol, type Results } from "@electric-sql/pglite";
 import type { Db } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
+import { fromTemplate } from "./pglite_template.ts";
 
 /**
  * PGlite's WASM modules and file-system bundle, for a build where they cannot be
@@ -10,6 +11,8 @@ export interface PgliteAssets {
   pgliteWasmModule: WebAssembly.Module;
   initdbWasmModule: WebAssembly.Module;
   fsBundle: Blob;
+  /** The template data directory's file (pglite_template.ts). */
+  dataDirTemplate?: Blob;
 }
 
 /**
@@ -28,11 +31,18 @@ const SETTINGS = [
   "min_wal_size=32MB",
 ];
 
+/** PostgreSQL's command line in PGlite, as the store starts it. */
+export const START_PARAMS: readonly string[] = [
+  ...PGlite.defaultStartParams,
+  ...SETTINGS.flatMap((s) => ["-c", s]),
+];
+
 /** PostgreSQL's `json` and `jsonb` type ids. */
 export const JSON_TYPES: ReadonlySet<number> = new Set([114, 3802]);
 
 /**
  * PGlite at `path` (a data directory, or `memory://`), as the store opens it.
+ * A new store starts from the template data directory, never by initdb.
  * With `jsonAsText`, `json` and `jsonb` values come back as their text.
  */
 export async function createPglite(
@@ -41,10 +51,12 @@ export async function createPglite(
   options: { jsonAsText?: boolean } = {},
 ): Promise<PGlite> {
   const asText = (text: string) => text;
+  const { dataDirTemplate, ...modules } = assets ?? {};
   return await PGlite.create({
     ...(path === "memory://" ? {} : { dataDir: path }),
-    ...assets,
-    startParams: [...PGlite.defaultStartParams, ...SETTINGS.flatMap((s) => ["-c", s])],
+    ...await fromTemplate(path, dataDirTemplate),
+    ...modules,
+    startParams: [...START_PARAMS],
     ...(options.jsonAsText ? { parsers: { 114: asText, 3802: asText } } : {}),
   });
 }

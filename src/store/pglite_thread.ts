@@ -3,8 +3,6 @@
  * Db interface as every driver. Statements reach PGlite in the order they are
  * sent; a transaction holds the others back until it ends (one_connection.ts).
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Db, Queryable } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
 import { type CheckpointPolicy, CHECKPOINTS, keepCheckpointing } from "./pglite_checkpoints.ts";
@@ -41,13 +39,6 @@ function rebuiltError(fields: Record<string, unknown>): Error {
 /**
  * Opens PGlite at `path` (a data directory, or `memory://`) on its own thread,
  * running `workerModule` (a single-file build names where it embedded it).
- *
- * Making a data directory runs initdb in a throwaway PGlite with hundreds of
- * MB of WASM memory. Under Deno the worker's own collection hands it back
- * (pglite_worker.ts). Bun's does not: a service idled at 580 MB after its
- * first start against 200 MB after a restart. So under Bun a new directory is
- * made on a thread of its own that then ends, taking that memory with it.
- * Under Deno an ended thread leaves more behind (30–60 MB) than it takes.
  */
 export async function openPgliteThread(
   path: string,
@@ -55,10 +46,6 @@ export async function openPgliteThread(
   workerModule: string = new URL("./pglite_worker.ts", import.meta.url).href,
   checkpoints: CheckpointPolicy = CHECKPOINTS,
 ): Promise<Db> {
-  const isBun = "Bun" in globalThis;
-  if (isBun && path !== "memory://" && !existsSync(join(path, "PG_VERSION"))) {
-    await (await openOnThread(path, assets, workerModule)).close();
-  }
   const db = await openOnThread(path, assets, workerModule);
   const checkpointing = keepCheckpointing(db, checkpoints);
   return {
