@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../http/context.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
+import { turnWriter } from "../store/turn_writer.ts";
 import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 import { createTurnWatcher } from "./turn_watch.ts";
@@ -28,6 +29,7 @@ export function engineDeps(deps: Deps): EngineDeps {
       instance: deps.instanceId ?? `instance-${crypto.randomUUID()}`,
       telemetry: deps.telemetry ?? NO_TELEMETRY,
       watcher: createTurnWatcher({ db: deps.db, signals, now: deps.now }),
+      turns: turnWriter(deps.db),
     };
     cache.set(deps, found);
   }

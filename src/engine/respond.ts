@@ -11,7 +11,7 @@ import { turnEnd } from "../core/turn_stream_events.ts";
 import { jsonResponse } from "../http/error_response.ts";
 import { KEEP_ALIVE_INTERVAL_MS, SSE_HEADERS } from "../http/sse.ts";
 import { recoverRun } from "../store/runs.ts";
-import { hasRecords, noRecords, writeTurn } from "../store/turn_writes.ts";
+import { hasRecords, noRecords } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
 import { finishTurn, takeRecords } from "./turn_records.ts";
@@ -65,7 +65,7 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   const live = { sink, signal: guard.signal, seq: turn.seq, records: noRecords(), probe };
   try {
     const result = await turn.run(live);
-    if (hasRecords(live.records)) await writeTurn(deps.db, null, takeRecords(live));
+    if (hasRecords(live.records)) await deps.turns.write(null, takeRecords(live));
     // Cut by its own instance (shutdown): nobody waits for a hand-off; the turn ends in error.
     if (result.kind === "superseded" && guard.cut !== null) {
       const cut = { kind: "failure" as const, failure: guard.cut };

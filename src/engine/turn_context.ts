@@ -19,6 +19,7 @@ import type { RunInput } from "./run_input.ts";
 import type { SealScope } from "./seal_scope.ts";
 import type { TurnSink } from "./turn_sink.ts";
 import type { TurnWatcher } from "./turn_watch.ts";
+import type { TurnWriter } from "../store/turn_writer.ts";
 
 /** Per-instance machinery of the engine. */
 export interface EngineDeps extends Deps {
@@ -28,6 +29,8 @@ export interface EngineDeps extends Deps {
   telemetry: Telemetry;
   /** Watches every turn this instance serves for supersedes, and renews their leases. */
   watcher: TurnWatcher;
+  /** Writes the ends of turns, many in one transaction under load. */
+  turns: TurnWriter;
 }
 
 /** A turn's context as built before its claim. */

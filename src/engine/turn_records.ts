@@ -13,7 +13,7 @@ import type { TokenUsage } from "../providers/types.ts";
 import { type MemoryRow, recallMemories } from "../store/memories.ts";
 import { appendMessage, listHistory, type StoredMessage } from "../store/messages.ts";
 import type { NewTraceEvent } from "../store/traces.ts";
-import { noRecords, type TurnRecords, writeTurn } from "../store/turn_writes.ts";
+import { noRecords, type TurnRecords } from "../store/turn_writes.ts";
 import { appendUsageEvent } from "../store/usage.ts";
 import { recordTrace, type SealScope } from "./seal_scope.ts";
 import { costEvent, decisionScope, messageEvent, type TraceScope } from "./trace_records.ts";
@@ -216,7 +216,7 @@ export async function writePause(
   pause: Pause,
   runInput: Record<string, unknown> | SealScope["state"],
 ): Promise<boolean> {
-  const written = await writeTurn(t.deps.db, {
+  const written = await t.deps.turns.write({
     runId: t.runId,
     turnId: t.turnId,
     now: t.deps.now(),
@@ -232,7 +232,7 @@ export async function finishTurn(
   t: Pick<TurnContext, "deps" | "runId" | "turnId"> & Partial<Pick<TurnContext, "records">>,
   state: "idle" | "error",
 ): Promise<boolean> {
-  const written = await writeTurn(t.deps.db, {
+  const written = await t.deps.turns.write({
     runId: t.runId,
     turnId: t.turnId,
     now: t.deps.now(),

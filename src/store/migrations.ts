@@ -8,6 +8,7 @@ import m005 from "../../migrations/005_instances.sql" with { type: "text" };
 import m006 from "../../migrations/006_history_as_json.sql" with { type: "text" };
 import m007 from "../../migrations/007_history_since.sql" with { type: "text" };
 import m008 from "../../migrations/008_append_in_fewer_statements.sql" with { type: "text" };
+import m009 from "../../migrations/009_group_commit.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "006_history_as_json", sql: m006 },
   { version: 7, name: "007_history_since", sql: m007 },
   { version: 8, name: "008_append_in_fewer_statements", sql: m008 },
+  { version: 9, name: "009_group_commit", sql: m009 },
 ];

@@ -250,13 +250,9 @@ export function recordsDocument(r: TurnRecords) {
   };
 }
 
-/** Writes the records and the transition atomically; `moved` is false when superseded. */
-export async function writeTurn(
-  db: Queryable,
-  move: RunMove | null,
-  records: TurnRecords,
-): Promise<{ moved: boolean; messageSeqs: number[] }> {
-  const document = {
+/** What a turn's write is in SQL: its records and, when given, its transition. */
+export function turnDocument(move: RunMove | null, records: TurnRecords) {
+  return {
     ...recordsDocument(records),
     ...(move === null ? {} : {
       move: {
@@ -269,11 +265,29 @@ export async function writeTurn(
       },
     }),
   };
+}
+
+export interface TurnWritten {
+  /** False when the turn was superseded: its transition did not happen. */
+  moved: boolean;
+  /** The `seq`s of the records' messages, in order. */
+  messageSeqs: number[];
+}
+
+/**
+ * Writes the records and the transition atomically, in a transaction of their
+ * own (the engine goes through turn_writer.ts, which shares one among turns).
+ */
+export async function writeTurn(
+  db: Queryable,
+  move: RunMove | null,
+  records: TurnRecords,
+): Promise<TurnWritten> {
   const rows = await db.query<
     { w: { moved: boolean; message_seqs: number[] } }
   >(
     "SELECT switchyard_write_turn($1::jsonb) AS w",
-    [JSON.stringify(document)],
+    [JSON.stringify(turnDocument(move, records))],
   );
   const w = rows[0].w;
   return { moved: w.moved, messageSeqs: w.message_seqs };

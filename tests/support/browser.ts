@@ -1,8 +1,8 @@
 /**
  * Chromium for the browser tests, driven by playwright-core: never a browser download. The first
  * of these is used: the binary that `CHROMIUM_PATH` names; Debian's (`apt-get install -y
- * chromium`) at /usr/bin/chromium; the one the npm package `@sparticuz/chromium` (a dev
- * dependency) ships. Headless, without the sandbox (CI runs as root) or a GPU, and without
+ * chromium`) at /usr/bin/chromium; the one the npm package `@sparticuz/chromium` (in
+ * tests/package.json) ships. Headless, without the sandbox (CI runs as root) or a GPU, and without
  * Chromium's own background traffic, so a test sees every request its page makes.
  */
 import { access, constants } from "node:fs/promises";
@@ -37,7 +37,7 @@ export async function chooseChromium(
   if (!packageDir) {
     throw new Error(
       `Chromium not found: CHROMIUM_PATH is unset, ${debianPath} is absent and the npm ` +
-        `package "${NPM_CHROMIUM_PACKAGE}" is not installed (run \`deno install\`)`,
+        `package "${NPM_CHROMIUM_PACKAGE}" is not installed (run \`deno task deps\`)`,
     );
   }
   return { source: `npm package ${NPM_CHROMIUM_PACKAGE}`, ...await unpackNpmChromium(packageDir) };

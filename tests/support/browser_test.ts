@@ -33,7 +33,7 @@ describe("the browser tests' Chromium", () => {
 
   test("the npm package's Chromium renders a page, runs its script and formats numbers", async () => {
     const packageDir = npmChromiumPackageDir();
-    assert.ok(packageDir, "@sparticuz/chromium is installed (a dev dependency)");
+    assert.ok(packageDir, "@sparticuz/chromium is installed (tests/package.json)");
     const unpacked = await unpackNpmChromium(packageDir);
     const browser = await launchChromium({ source: "npm package", ...unpacked });
     try {

@@ -1,0 +1,100 @@
+/**
+ * Group commit: an instance's one writer of turn ends. Every turn that
+ * finishes while the writer's previous write is in flight waits for the next
+ * one, and that write carries all of them in one transaction of multi-row
+ * statements (migration 009, `switchyard_write_turns`). A turn is answered
+ * when its transaction commits, so nothing acknowledged is lost in a crash.
+ * Nothing waits for a timer: a turn that finds the writer free is written at
+ * once, alone, and under load the batches grow by themselves with the time a
+ * write takes. One commit (one WAL flush) then serves many turns.
+ *
+ * A batch that fails is rolled back as a whole, and its turns are written
+ * again one by one, so one turn's bad record fails that turn alone. Savepoints
+ * per turn would do the same without the second attempt, but each would be a
+ * subtransaction with an id of its own on every turn, and past 64 of them a
+ * transaction's snapshot overflows for every other session of the server: a
+ * cost on every batch to spare a rare failure. A storage fault (the database
+ * gone, a statement past its deadline) is not retried: whether the batch
+ * committed is then unknown, and every turn of it gets the fault, as it would
+ * have alone.
+ */
+import { ServiceError } from "../core/errors.ts";
+import type { Queryable } from "./db.ts";
+import { type RunMove, turnDocument, type TurnRecords, type TurnWritten } from "./turn_writes.ts";
+
+export interface TurnWriter {
+  /** Writes a turn's records and its transition; resolves once they are committed. */
+  write(move: RunMove | null, records: TurnRecords): Promise<TurnWritten>;
+}
+
+interface Pending {
+  /** The turn's document as JSON text, made when the turn hands it in. */
+  text: string;
+  resolve(written: TurnWritten): void;
+  reject(error: unknown): void;
+}
+
+/** A batch stops growing at this many turns or this much JSON, whichever comes first. */
+export const MAX_BATCH_TURNS = 128;
+export const MAX_BATCH_CHARS = 4 * 1024 * 1024;
+
+type Answer = { moved: boolean; message_seqs: number[] };
+
+async function writeAll(db: Queryable, texts: readonly string[]): Promise<Answer[]> {
+  const rows = await db.query<{ w: Answer[] }>(
+    "SELECT switchyard_write_turns($1::jsonb) AS w",
+    [`[${texts.join(",")}]`],
+  );
+  return rows[0].w;
+}
+
+const written = (a: Answer): TurnWritten => ({ moved: a.moved, messageSeqs: a.message_seqs });
+
+async function writeBatch(db: Queryable, batch: readonly Pending[]): Promise<void> {
+  let answers: Answer[];
+  try {
+    answers = await writeAll(db, batch.map((p) => p.text));
+  } catch (error) {
+    if (batch.length === 1 || error instanceof ServiceError) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    for (const p of batch) {
+      await writeAll(db, [p.text]).then((a) => p.resolve(written(a[0])), p.reject);
+    }
+    return;
+  }
+  batch.forEach((p, k) => p.resolve(written(answers[k])));
+}
+
+/** The writer of the instance whose store is `db`. */
+export function turnWriter(db: Queryable): TurnWriter {
+  const pending: Pending[] = [];
+  let busy = false;
+  const take = (): Pending[] => {
+    let chars = 0;
+    let n = 0;
+    while (n < pending.length && n < MAX_BATCH_TURNS) {
+      chars += pending[n].text.length;
+      if (n > 0 && chars > MAX_BATCH_CHARS) break;
+      n++;
+    }
+    return pending.splice(0, n);
+  };
+  const run = async () => {
+    busy = true;
+    try {
+      while (pending.length > 0) await writeBatch(db, take());
+    } finally {
+      busy = false;
+    }
+  };
+  return {
+    write(move, records) {
+      return new Promise<TurnWritten>((resolve, reject) => {
+        pending.push({ text: JSON.stringify(turnDocument(move, records)), resolve, reject });
+        if (!busy) void run();
+      });
+    },
+  };
+}

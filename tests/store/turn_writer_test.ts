@@ -1,0 +1,198 @@
+/**
+ * Group commit (src/store/turn_writer.ts): the ends of turns that finish
+ * while a write is in flight share the next transaction, each answered as
+ * it would be alone; a bad turn fails alone; what was answered is committed.
+ */
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { uuidv7 } from "../../src/platform/ids.ts";
+import type { Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { claimForExecute } from "../../src/store/run_admission.ts";
+import { findRun } from "../../src/store/runs.ts";
+import { listHistory as listMessages } from "../../src/store/messages.ts";
+import { insertSession } from "../../src/store/sessions.ts";
+import { listTraceEvents } from "../../src/store/traces.ts";
+import { turnWriter } from "../../src/store/turn_writer.ts";
+import type { RunMove, TurnRecords } from "../../src/store/turn_writes.ts";
+import { listUsageEvents } from "../../src/store/usage.ts";
+import { insertUserWithKey } from "../../src/store/users.ts";
+import { storesUnderTest } from "../support/databases.ts";
+
+const T0 = new Date("2026-03-01T10:00:00.000Z");
+
+interface Turn {
+  sessionId: string;
+  runId: string;
+  turnId: string;
+}
+
+async function claimedTurn(db: Db): Promise<Turn> {
+  const userId = uuidv7();
+  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
+  const sessionId = (await insertSession(db, { id: uuidv7(), userId, title: "t", now: T0 })).id;
+  const turn = { sessionId, runId: uuidv7(), turnId: uuidv7() };
+  const claim = await claimForExecute(db, { ...turn, instance: "i1", now: T0 });
+  assert.equal(claim.kind, "claimed");
+  return turn;
+}
+
+/** A turn's end as the engine hands it in: prompt and reply, their trace events, a usage event. */
+function turnEnd(t: Turn, reply = "answer"): [RunMove, TurnRecords] {
+  const message = (role: string, text: string) => ({
+    id: uuidv7(),
+    sessionId: t.sessionId,
+    runId: t.runId,
+    role,
+    content: { plaintext: text },
+    interruptedUnlessMoved: role === "assistant",
+    now: T0,
+  });
+  const event = (messageIndex: number) => ({
+    sessionId: t.sessionId,
+    traceId: t.turnId,
+    eventType: "message" as const,
+    messageIndex,
+    payload: { plaintext: { type: "message" } },
+    now: T0,
+  });
+  return [
+    { runId: t.runId, turnId: t.turnId, state: "idle", now: T0 },
+    {
+      messages: [message("user", "question"), message("assistant", reply)],
+      trace: [event(0), event(1)],
+      usage: [{
+        sessionId: t.sessionId,
+        traceId: t.turnId,
+        provider: "openai",
+        model: "m",
+        taskType: "chat",
+        inputTokens: 3,
+        outputTokens: 4,
+        cost: "0.01",
+        now: T0,
+      }],
+    },
+  ];
+}
+
+/** How many transactions wrote these sessions' messages (each row keeps its writer's id). */
+async function transactionsOf(db: Db, sessions: readonly string[]): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    "SELECT count(DISTINCT xmin::text)::int AS n FROM messages WHERE session_id = ANY ($1::uuid[])",
+    [sessions],
+  );
+  return rows[0].n;
+}
+
+for (const store of storesUnderTest(process.env)) {
+  describe(`group commit on ${store.name}`, () => {
+    let db: Db;
+    let opened: Awaited<ReturnType<typeof store.open>>;
+    before(async () => {
+      opened = await store.open();
+      db = opened.db;
+      await migrate(db);
+    });
+    after(() => opened.dispose());
+
+    test("turns ending during a write share the next transaction, each answered as alone", async () => {
+      const turns = await Promise.all(Array.from({ length: 9 }, () => claimedTurn(db)));
+      const writer = turnWriter(db);
+      // The first finds the writer free and goes alone; the eight others end while it is in flight.
+      const written = await Promise.all(turns.map((t) => writer.write(...turnEnd(t))));
+      for (const w of written) assert.deepEqual(w, { moved: true, messageSeqs: [1, 2] });
+      assert.equal(await transactionsOf(db, turns.map((t) => t.sessionId)), 2);
+      for (const t of turns) {
+        assert.equal((await findRun(db, t.runId))?.state, "idle");
+        const messages = await listMessages(db, t.sessionId);
+        assert.deepEqual(messages.map((m) => [m.seq, m.role, m.interrupted]), [
+          [1, "user", false],
+          [2, "assistant", false],
+        ]);
+        const trace = await listTraceEvents(db, t.sessionId, { limit: 10, offset: 0 });
+        assert.deepEqual(trace.map((e) => (e.payload.plaintext as { seq: number }).seq), [1, 2]);
+        assert.equal((await listUsageEvents(db, t.sessionId)).length, 1);
+      }
+    });
+
+    test("a superseded turn in a batch is told so and its reply is interrupted; the others move", async () => {
+      const [a, b, c] = await Promise.all([claimedTurn(db), claimedTurn(db), claimedTurn(db)]);
+      const writer = turnWriter(db);
+      const stale = { ...b, turnId: uuidv7() };
+      const written = await Promise.all([a, stale, c].map((t) => writer.write(...turnEnd(t))));
+      assert.deepEqual(written.map((w) => w.moved), [true, false, true]);
+      assert.deepEqual((await listMessages(db, b.sessionId)).map((m) => m.interrupted), [
+        false,
+        true,
+      ]);
+      assert.equal((await findRun(db, b.runId))?.state, "running");
+    });
+
+    test("two turns of one session in a batch take their seqs in the order they ended", async () => {
+      const [first, other] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
+      const writer = turnWriter(db);
+      const [, records] = turnEnd(first, "late part");
+      const written = await Promise.all([
+        writer.write(...turnEnd(other)),
+        writer.write(null, records),
+        writer.write(...turnEnd(first, "reply")),
+      ]);
+      assert.deepEqual(written.map((w) => w.messageSeqs), [[1, 2], [1, 2], [3, 4]]);
+      const texts = (await listMessages(db, first.sessionId)).map((m) => m.content.plaintext);
+      assert.deepEqual(texts, ["question", "late part", "question", "reply"]);
+    });
+
+    test("a turn whose records fail fails alone: the others of its batch are committed", async () => {
+      const turns = await Promise.all(Array.from({ length: 5 }, () => claimedTurn(db)));
+      const writer = turnWriter(db);
+      const [move, records] = turnEnd(turns[2]);
+      // A message of another session in a turn's records: it gets no seq, and the write fails.
+      records.messages[1] = { ...records.messages[1], sessionId: turns[3].sessionId };
+      const outcomes = await Promise.allSettled(
+        turns.map((t, k) => k === 2 ? writer.write(move, records) : writer.write(...turnEnd(t))),
+      );
+      assert.deepEqual(outcomes.map((o) => o.status), [
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+        "fulfilled",
+      ]);
+      assert.equal((await listMessages(db, turns[2].sessionId)).length, 0);
+      assert.equal((await findRun(db, turns[2].runId))?.state, "running");
+      for (const k of [0, 1, 3, 4]) {
+        assert.equal((await findRun(db, turns[k].runId))?.state, "idle");
+        assert.equal((await listMessages(db, turns[k].sessionId)).length, 2);
+      }
+      // The writer goes on after a failed batch.
+      const next = await claimedTurn(db);
+      assert.deepEqual(await writer.write(...turnEnd(next)), { moved: true, messageSeqs: [1, 2] });
+    });
+
+    if (store.name === "PostgreSQL") {
+      test("every answered turn is there after the writer's connections are killed", async () => {
+        const other = await opened.reopen!();
+        const turns = await Promise.all(Array.from({ length: 12 }, () => claimedTurn(db)));
+        const writer = turnWriter(db);
+        const answered: Turn[] = [];
+        const writes = turns.map((t) =>
+          writer.write(...turnEnd(t)).then(() => answered.push(t), () => {})
+        );
+        await writes[0];
+        // A crash of the instance: every connection but the observer's goes at once.
+        await other.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
+        await Promise.all(writes);
+        assert.ok(answered.length >= 1);
+        for (const t of answered) {
+          assert.equal((await listMessages(other, t.sessionId)).length, 2);
+          assert.equal((await findRun(other, t.runId))?.state, "idle");
+        }
+      });
+    }
+  });
+}
