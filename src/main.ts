@@ -14,6 +14,7 @@ import { uuidv7 } from "./platform/ids.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
 import { HistoryCache } from "./store/history_cache.ts";
+import { DataDirError } from "./store/data_dir.ts";
 import { openStore } from "./store/open.ts";
 import { openSupersedeSignals } from "./store/supersede_signal.ts";
 import type { PgliteAssets } from "./store/pglite_driver.ts";
@@ -214,7 +215,7 @@ export async function runCli(
     process.on("SIGTERM", stop);
     process.on("uncaughtException", uncaughtHandler(logger, exit));
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof DataDirError) {
       lines.flush();
       console.error(error.message);
       process.exit(1);

@@ -22,6 +22,8 @@ export interface TemplateManifest {
   postgres: string;
   tarBytes: number;
   sha256: string;
+  /** The names at the directory's top, which a directory cut short while written holds. */
+  topLevel: string[];
 }
 
 /**

@@ -15,7 +15,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
-import { TEMPLATE_FILE, TEMPLATE_MANIFEST, type TemplateManifest } from "./pglite_template.ts";
+import {
+  tarEntries,
+  TEMPLATE_FILE,
+  TEMPLATE_MANIFEST,
+  type TemplateManifest,
+} from "./pglite_template.ts";
 
 /** The installed PGlite's version, from its package.json (its exports do not list that file). */
 export async function installedPgliteVersion(): Promise<string> {
@@ -72,6 +77,11 @@ export function compressTemplate(tar: Uint8Array): Uint8Array {
   });
 }
 
+/** The names at the top of a data directory's tarball. */
+export function topLevel(tar: Uint8Array): string[] {
+  return [...new Set([...tarEntries(tar)].map((e) => e.name.split("/")[0]))].sort();
+}
+
 export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
@@ -88,6 +98,7 @@ async function main() {
     postgres,
     tarBytes: tar.length,
     sha256: sha256(compressed),
+    topLevel: topLevel(tar),
   };
   await writeFile(TEMPLATE_FILE, compressed);
   await writeFile(TEMPLATE_MANIFEST, JSON.stringify(manifest, null, 2) + "\n");

@@ -3,6 +3,7 @@
  * Db interface as every driver. Statements reach PGlite in the order they are
  * sent; a transaction holds the others back until it ends (one_connection.ts).
  */
+import { openDataDir, unopenableError } from "./data_dir.ts";
 import type { Db, Queryable } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
 import { type CheckpointPolicy, CHECKPOINTS, keepCheckpointing } from "./pglite_checkpoints.ts";
@@ -39,6 +40,7 @@ function rebuiltError(fields: Record<string, unknown>): Error {
 /**
  * Opens PGlite at `path` (a data directory, or `memory://`) on its own thread,
  * running `workerModule` (a single-file build names where it embedded it).
+ * A directory is this process's alone until the store closes (data_dir.ts).
  */
 export async function openPgliteThread(
   path: string,
@@ -46,13 +48,24 @@ export async function openPgliteThread(
   workerModule: string = new URL("./pglite_worker.ts", import.meta.url).href,
   checkpoints: CheckpointPolicy = CHECKPOINTS,
 ): Promise<Db> {
-  const db = await openOnThread(path, assets, workerModule);
+  const dir = path === "memory://" ? null : await openDataDir(path);
+  let db: Db;
+  try {
+    db = await openOnThread(path, assets, workerModule);
+  } catch (error) {
+    dir?.release();
+    throw dir?.existing ? unopenableError(path, error) : error;
+  }
   const checkpointing = keepCheckpointing(db, checkpoints);
   return {
     ...db,
-    close() {
+    async close() {
       checkpointing.stop();
-      return db.close();
+      try {
+        await db.close();
+      } finally {
+        dir?.release();
+      }
     },
   };
 }

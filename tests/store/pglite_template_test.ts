@@ -27,6 +27,7 @@ import {
   initdbDataDir,
   installedPgliteVersion,
   sha256,
+  topLevel,
 } from "../../src/store/pglite_template_make.ts";
 
 /** Files that hold the system identifier or a time (see above). */
@@ -66,7 +67,9 @@ describe("the embedded store's template data directory", () => {
       made.sha256,
       "the manifest describes it",
     );
-    assert.equal((await templateTar()).length, made.tarBytes);
+    const tar = await templateTar();
+    assert.equal(tar.length, made.tarBytes);
+    assert.deepEqual(made.topLevel, topLevel(tar));
   });
 
   describe("against a data directory made by initdb", () => {
