@@ -69,7 +69,8 @@ export async function appendTraceEvents(
   await db.query(
     `INSERT INTO trace_events (session_id, trace_id, event_type, task_type, provider, model,
                                matched_rule, payload, created_at)
-     SELECT (e ->> 'session_id')::uuid, (e ->> 'trace_id')::uuid, e ->> 'event_type',
+     SELECT switchyard_held_session((e ->> 'session_id')::uuid), (e ->> 'trace_id')::uuid,
+            e ->> 'event_type',
             e ->> 'task_type', e ->> 'provider', e ->> 'model', e -> 'matched_rule' -> 'v',
             e -> 'payload', (e ->> 'created_at')::timestamptz
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t (e, ord)
@@ -133,7 +134,8 @@ export async function appendTraceEventsSeqs(
   const rows = await db.query<{ seq: string }>(
     `INSERT INTO trace_events (session_id, trace_id, event_type, task_type, provider, model,
                                matched_rule, payload, created_at)
-     SELECT (e ->> 'session_id')::uuid, (e ->> 'trace_id')::uuid, e ->> 'event_type',
+     SELECT switchyard_held_session((e ->> 'session_id')::uuid), (e ->> 'trace_id')::uuid,
+            e ->> 'event_type',
             e ->> 'task_type', e ->> 'provider', e ->> 'model', e -> 'matched_rule' -> 'v',
             e -> 'payload', (e ->> 'created_at')::timestamptz
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t (e, ord)

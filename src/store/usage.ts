@@ -67,7 +67,8 @@ export async function appendUsageEvent(db: Queryable, e: NewUsageEvent): Promise
     `INSERT INTO usage_events (session_id, trace_id, provider, model, task_type, input_tokens,
                                output_tokens, cached_tokens, reasoning_tokens, cost, currency,
                                sealed, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12, $13)`,
+     VALUES (switchyard_held_session($1), $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12,
+             $13)`,
     [
       e.sessionId,
       e.traceId,

@@ -12,11 +12,11 @@ import { migrate } from "../../src/store/migrate.ts";
 import { claimForExecute } from "../../src/store/run_admission.ts";
 import { findRun } from "../../src/store/runs.ts";
 import { listHistory as listMessages } from "../../src/store/messages.ts";
-import { insertSession } from "../../src/store/sessions.ts";
-import { listTraceEvents } from "../../src/store/traces.ts";
+import { deleteSession, insertSession } from "../../src/store/sessions.ts";
+import { appendTraceEvents, listTraceEvents } from "../../src/store/traces.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
 import type { RunMove, TurnRecords } from "../../src/store/turn_writes.ts";
-import { listUsageEvents } from "../../src/store/usage.ts";
+import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
 
@@ -76,6 +76,8 @@ function turnEnd(t: Turn, reply = "answer"): [RunMove, TurnRecords] {
     },
   ];
 }
+
+const noIndex = <T extends { messageIndex?: number }>({ messageIndex: _, ...e }: T) => e;
 
 /** How many transactions wrote these sessions' messages (each row keeps its writer's id). */
 async function transactionsOf(db: Db, sessions: readonly string[]): Promise<number> {
@@ -169,6 +171,42 @@ for (const store of storesUnderTest(process.env)) {
       // The writer goes on after a failed batch.
       const next = await claimedTurn(db);
       assert.deepEqual(await writer.write(...turnEnd(next)), { moved: true, messageSeqs: [1, 2] });
+    });
+
+    test("deleting a session deletes its messages, trace and usage; a turn after it fails alone", async () => {
+      const [gone, kept] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
+      const writer = turnWriter(db);
+      await writer.write(...turnEnd(gone));
+      const owner = await db.query<{ user_id: string }>(
+        "SELECT user_id FROM sessions WHERE id = $1",
+        [gone.sessionId],
+      );
+      assert.equal(await deleteSession(db, owner[0].user_id, gone.sessionId), true);
+      for (const table of ["messages", "trace_events", "usage_events"]) {
+        const left = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${table} WHERE session_id = $1`,
+          [gone.sessionId],
+        );
+        assert.deepEqual(left, [{ n: 0 }], table);
+      }
+      // Records of the deleted session, with no message to bump its counter: the write fails.
+      const [, records] = turnEnd(gone);
+      const orphan = { ...records, messages: [], trace: records.trace.map(noIndex) };
+      const outcomes = await Promise.allSettled([
+        writer.write(...turnEnd(kept)),
+        writer.write(null, orphan),
+        writer.write(null, { messages: [], trace: [], usage: records.usage }),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected", "rejected"]);
+      const rejected = outcomes[1] as PromiseRejectedResult;
+      assert.equal((rejected.reason as { code?: string }).code, "23503");
+      const orphans = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM trace_events WHERE session_id = $1",
+        [gone.sessionId],
+      );
+      assert.deepEqual(orphans, [{ n: 0 }]);
+      await assert.rejects(appendTraceEvents(db, orphan.trace), { code: "23503" });
+      await assert.rejects(appendUsageEvent(db, records.usage[0]), { code: "23503" });
     });
 
     if (store.name === "PostgreSQL") {
