@@ -15,7 +15,6 @@
  * error says how to release it by hand.
  */
 import {
-  existsSync,
   linkSync,
   mkdirSync,
   readdirSync,
@@ -148,7 +147,9 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
   writeFileSync(file, mine("flock"));
   return {
     release() {
-      writeFileSync(file, "");
+      try {
+        writeFileSync(file, "");
+      } catch { /* the directory went away under the store: nothing to clear */ }
       os.release();
     },
   };
@@ -170,7 +171,9 @@ function lockByFile(dir: string, file: string, text: string): DataDirLock {
         return {
           release() {
             // Only this process's lock: never one taken over after this process was thought gone.
-            if (existsSync(file) && readFileSync(file, "utf8") === text) unlinkSync(file);
+            try {
+              if (readFileSync(file, "utf8") === text) unlinkSync(file);
+            } catch { /* gone already, with the directory or by hand */ }
           },
         };
       } catch (error) {
