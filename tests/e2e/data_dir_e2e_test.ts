@@ -103,11 +103,13 @@ describe("one service per data directory", () => {
     }
   });
 
-  test("a directory left by a killed service starts again", async () => {
+  test("a directory left by a killed service starts again, whatever its postmaster.pid says", async () => {
     const dir = join(base, "killed");
     const killed = await startService({ ROUTER_STORAGE_PATH: dir });
     killed.kill("SIGKILL");
     await killed.exited;
+    // PostgreSQL's own lock file, naming a live process (this one): PGlite does not go by it.
+    writeFileSync(join(dir, "postmaster.pid"), `${process.pid}\n/pglite/data\n0\n5432\n`);
     await serves(dir);
   });
 
