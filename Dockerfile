@@ -10,6 +10,7 @@ RUN deno install --frozen
 RUN deno compile --allow-net --allow-read --allow-write --allow-env --allow-sys \
       --include node_modules/@electric-sql/pglite/dist \
       --include web \
+      --include src/store/pglite_template \
       --output /app/switchyard src/runtime/deno.ts
 
 FROM gcr.io/distroless/cc-debian12
