@@ -42,6 +42,15 @@ function memoryMb(pid: number): { hwm: number; rss: number } | null {
   }
 }
 
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return true;
+  }
+}
+
 /** Every live process below `root`, with its command line. */
 function descendants(root: number): { pid: number; command: string }[] {
   const children = new Map<number, number[]>();
@@ -103,13 +112,24 @@ async function startUntilAnswer(
       if (serving.test(command)) servingPeakMb = Math.max(servingPeakMb, peak);
     }
   };
+  // The whole tree, not only npx: the service drains after npx itself has exited.
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    process.kill(-child.pid!, "SIGTERM");
-    const killed = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(killed);
+    const tree = [child.pid!, ...descendants(child.pid!).map((p) => p.pid)];
+    const alive = () => tree.filter((pid) => existsSync(`/proc/${pid}`) && !zombie(pid));
+    const signal = (name: "SIGTERM" | "SIGKILL") => {
+      for (const pid of alive()) {
+        try {
+          process.kill(pid, name);
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+    };
+    signal("SIGTERM");
+    for (let waited = 0; alive().length > 0; waited += 50) {
+      if (waited === 10_000) signal("SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   };
   while (performance.now() - started < DEADLINE_MS) {
     if (child.exitCode !== null) {
@@ -196,7 +216,7 @@ async function main(): Promise<void> {
     const again = await startUntilAnswer(start, clone, env, status, serving);
     await again.stop();
     // The same restart without npx, which asks the registry for Deno's latest 2.x every time.
-    const deno = findDeno(join(env.HOME, ".npm/_npx"));
+    const deno = findDeno(join(oursEnv.HOME, ".npm/_npx"));
     const direct = await startUntilAnswer([deno, "task", "start"], clone, env, status, serving);
     await direct.stop();
 
