@@ -17,3 +17,24 @@ export { scope };
 export type { Type } from "arktype";
 /** arktype's `type`, in a scope made once compiling is back on. */
 export const type = scope({}).type;
+
+/**
+ * What `object` checks first: a JSON object, never an array. Its test is its
+ * `instanceof`, which arktype checks before any key, so `[]` where an object
+ * belongs fails at that path rather than at one of its missing keys.
+ */
+class JsonObject {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  }
+}
+
+const PlainObject = type.instanceOf(JsonObject).describe("an object");
+
+/**
+ * arktype's `type` for an object definition, refusing arrays: arktype's object
+ * types accept them (an array is an object). Every object of a request body
+ * is made with this.
+ */
+export const object =
+  ((definition: unknown) => PlainObject.and(type(definition as never))) as unknown as typeof type;

@@ -4,13 +4,13 @@
  * the kind answers the run's pause is run_admission.ts, and whether the data
  * answers it is continuation_check.ts. Unknown fields are dropped.
  */
-import { type } from "./ark.ts";
+import { object, type } from "./ark.ts";
 import type { Continuation } from "../core/continuation.ts";
 import { fail, ok, type Outcome } from "../core/errors.ts";
 import { formatPath } from "./validation.ts";
 
 /** The encrypted envelope of interface.md, shape only (core/sealed_envelope.ts checks the rest). */
-export const Envelope = type({
+export const Envelope = object({
   version: "number.integer",
   algorithm: "string",
   key_id: "string",
@@ -18,41 +18,41 @@ export const Envelope = type({
   ciphertext: "string",
 });
 
-const EnvelopeMap = type({ "[string]": Envelope });
+const EnvelopeMap = object({ "[string]": Envelope });
 
-const ToolResult = type({
+const ToolResult = object({
   call_id: "string",
   "content?": "string",
   "is_error?": "boolean",
   "decision?": "'approved' | 'rejected'",
 });
 
-const ApprovalDecision = type({
+const ApprovalDecision = object({
   approval_id: "string",
   decision: "'approved' | 'rejected'",
   "reason?": "string | null",
 });
 
-const InjectedMessage = type({ "text?": "string", "ciphertext?": Envelope });
+const InjectedMessage = object({ "text?": "string", "ciphertext?": Envelope });
 
-export const ContinueRequestSchema = type({
+export const ContinueRequestSchema = object({
   type: "'tool_results'",
-  data: { results: ToolResult.array(), "encrypted?": EnvelopeMap },
-}).or({
+  data: object({ results: ToolResult.array(), "encrypted?": EnvelopeMap }),
+}).or(object({
   type: "'approval_decisions'",
-  data: { decisions: ApprovalDecision.array(), "encrypted?": EnvelopeMap },
-}).or({
+  data: object({ decisions: ApprovalDecision.array(), "encrypted?": EnvelopeMap }),
+})).or(object({
   type: "'decrypted'",
-  data: { plaintext: { "[string]": "string" }, "encrypted?": EnvelopeMap },
-}).or({
+  data: object({ plaintext: object({ "[string]": "string" }), "encrypted?": EnvelopeMap }),
+})).or(object({
   type: "'sealed'",
-  data: { encrypted: EnvelopeMap },
-}).or({
+  data: object({ encrypted: EnvelopeMap }),
+})).or(object({
   type: "'inject'",
-  data: { messages: InjectedMessage.array() },
-}).or({
+  data: object({ messages: InjectedMessage.array() }),
+})).or(object({
   type: "'break'",
-}).onDeepUndeclaredKey("delete");
+})).onDeepUndeclaredKey("delete");
 
 /** Validates a parsed JSON object into a `Continuation` (422 `invalid_request` otherwise). */
 export function parseContinueRequest(body: unknown): Outcome<Continuation> {

@@ -5,7 +5,7 @@
  * core/request_checks.ts. Intents and efforts are plain strings in the schema
  * so that a bad one gets its own code (`unknown_intent`, `unknown_effort`).
  */
-import { scope, type } from "./ark.ts";
+import { object, scope, type } from "./ark.ts";
 import { type ErrorCode, fail, type Outcome } from "../core/errors.ts";
 import { CAPABILITIES } from "../core/model.ts";
 import { checkTurnRequest } from "../core/request_checks.ts";
@@ -15,13 +15,13 @@ import { formatPath } from "./validation.ts";
 const Mode = type("'allow' | 'ask' | 'deny'");
 const emptyList = () => [];
 
-const TurnInput = type({
+const TurnInput = object({
   text: "string",
   command: "string | null = null",
   explicit_model: "string | null = null",
 });
 
-const Workspace = type({
+const Workspace = object({
   root: "string | null = null",
   git_branch: "string | null = null",
   git_diff: "string | null = null",
@@ -29,28 +29,28 @@ const Workspace = type({
   active_file: "string | null = null",
 });
 
-const ClassificationRule = type({
+const ClassificationRule = object({
   intent: "string",
   priority: "number.integer >= 0 = 1000",
   "keywords?": "string[]",
   "requires_any_context?": "string[]",
 });
 
-const Classification = type({
+const Classification = object({
   default_intent: "string = 'chat'",
   rules: ClassificationRule.array().default(emptyList),
 });
 
-const Route = type({ model: "string", fallbacks: type("string[]").default(emptyList) });
+const Route = object({ model: "string", fallbacks: type("string[]").default(emptyList) });
 
-const Capabilities = type(
+const Capabilities = object(
   Object.fromEntries(CAPABILITIES.map((c) => [`${c}?`, "boolean"])) as Record<string, "boolean">,
 );
 
-const Permissions = type({ "[string]": Mode });
-const PermissionSet = type({ permissions: Permissions.default(() => ({})) });
+const Permissions = object({ "[string]": Mode });
+const PermissionSet = object({ permissions: Permissions.default(() => ({})) });
 
-const RoutingRule = type({
+const RoutingRule = object({
   name: "string",
   priority: "number.integer = 1000",
   effort: "string = 'medium'",
@@ -64,19 +64,19 @@ const RoutingRule = type({
   "cost_limit?": "string",
 });
 
-const Routing = type({
+const Routing = object({
   "default?": Route.or("null"),
   rules: RoutingRule.array().default(emptyList),
 });
 
-const Privacy = type({
+const Privacy = object({
   restricted_paths: type("string[]").default(emptyList),
-  remote: type({ mode: Mode.default("ask"), blocked_paths: type("string[]").default(emptyList) })
+  remote: object({ mode: Mode.default("ask"), blocked_paths: type("string[]").default(emptyList) })
     .default(() => ({ mode: "ask" as const, blocked_paths: [] })),
-  local: type({ mode: Mode.default("allow") }).default(() => ({ mode: "allow" as const })),
+  local: object({ mode: Mode.default("allow") }).default(() => ({ mode: "allow" as const })),
 });
 
-const Policy = type({
+const Policy = object({
   "version?": "number.integer",
   "source?": "string",
   classification: Classification.default(() => ({ default_intent: "chat", rules: [] })),
@@ -89,27 +89,27 @@ const Policy = type({
   })),
 });
 
-const LocalPreferences = type({
+const LocalPreferences = object({
   auto_apply: "boolean = false",
   local_only: "boolean = false",
   no_network: "boolean = false",
 });
 
-const Named = type({ name: "string", content: "string" });
+const Named = object({ name: "string", content: "string" });
 
-const Attachments = type({
-  files: type({
+const Attachments = object({
+  files: object({
     path: "string",
     content: "string",
     "content_hash?": "string",
     required: "boolean = false",
   }).array(),
-  instructions: type({ source: "string", content: "string" }).array(),
+  instructions: object({ source: "string", content: "string" }).array(),
   invoked_skills: Named.array().default(emptyList),
   available_skills: Named.array().default(emptyList),
 });
 
-const TurnRequestShape = type({
+const TurnRequestShape = object({
   input: TurnInput,
   workspace: Workspace.default(() => Workspace.assert({})),
   policy: Policy.default(() => Policy.assert({})),

@@ -1,4 +1,4 @@
-import { type } from "../ark.ts";
+import { object } from "../ark.ts";
 import { isUuid } from "../../core/credential_format.ts";
 import { ServiceError } from "../../core/errors.ts";
 import { sessionDetail, sessionSummary } from "../../core/session_view.ts";
@@ -37,7 +37,7 @@ export async function liveSession(ctx: RequestContext): Promise<SessionRow> {
   return row;
 }
 
-const CreateSession = type({
+const CreateSession = object({
   title: "string",
   "scope?": "string",
   "key_id?": "string > 0",
@@ -82,7 +82,7 @@ export const getSession: Endpoint = {
   },
 };
 
-const UpdateSession = type({
+const UpdateSession = object({
   "title?": "string",
   "archived?": "boolean",
 });
