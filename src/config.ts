@@ -26,6 +26,8 @@ export interface Config {
   /** How long a statement on PostgreSQL may take before the request gives up on it. */
   databaseStatementTimeoutMs: number;
   storagePath: string;
+  /** Whether the embedded store's commits reach the disk before they are acknowledged. */
+  storageFsync: boolean;
   auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
   limits: {
     maxRequestBodyBytes: number;
@@ -103,6 +105,17 @@ export const DEFAULT_DATABASE_CONNECTIONS = 4;
  */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
+/**
+ * The embedded store syncs each commit to the disk before a turn is answered,
+ * as a database is expected to. Measured on a 2-core virtual machine whose
+ * disk syncs in about 0.5 ms: a commit took 0.73 ms against 0.49 ms without,
+ * and the service's turns a second at 32 clients and its added latency at one
+ * client did not differ beyond the noise of a shared machine (medians of four
+ * alternated rounds: 213 against 197 turns/s, 8.5 against 8.9 ms). On a disk
+ * that syncs slowly (a spinning disk, some network volumes) it costs more.
+ */
+export const DEFAULT_STORAGE_FSYNC = true;
+
 /** A metrics token must be long enough not to be guessed. */
 export const MIN_METRICS_TOKEN_LENGTH = 16;
 
@@ -113,6 +126,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.database.max_connections": "positive_int",
   "router.database.statement_timeout_ms": "positive_int",
   "router.storage.path": "string",
+  "router.storage.fsync": "boolean",
   "router.auth.token_ttl_seconds": "positive_int",
   "router.auth.bootstrap_enabled": "boolean",
   "router.limits.max_request_body_bytes": "positive_int",
@@ -350,6 +364,7 @@ export async function loadConfig(
       DEFAULT_STATEMENT_TIMEOUT_MS,
     ) as number,
     storagePath: get("router.storage.path", "./data") as string,
+    storageFsync: get("router.storage.fsync", DEFAULT_STORAGE_FSYNC) as boolean,
     auth: {
       tokenTtlSeconds: get("router.auth.token_ttl_seconds", 86400) as number,
       bootstrapEnabled: get("router.auth.bootstrap_enabled", true) as boolean,

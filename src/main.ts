@@ -60,6 +60,8 @@ async function openMigratedStore(config: Config, runtime: Runtime, logger: Logge
   const db = await openStore(config, {
     assets: runtime.pgliteAssets,
     workerModule: runtime.pgliteWorker,
+    onMaintenance: ({ table, kind, ms }) =>
+      logger.info("store maintained", { table, kind, ms: Math.round(ms * 10) / 10 }),
   });
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });

@@ -1,6 +1,6 @@
 import type { Db } from "./db.ts";
 import type { PgliteAssets } from "./pglite_driver.ts";
-import { openPgliteThread } from "./pglite_thread.ts";
+import { openPgliteThread, type PgliteThreadOptions } from "./pglite_thread.ts";
 import { openPostgres } from "./postgres_driver.ts";
 
 /**
@@ -14,8 +14,13 @@ export async function openStore(
     databaseMaxConnections: number;
     databaseStatementTimeoutMs: number;
     storagePath: string;
+    storageFsync: boolean;
   },
-  embedded: { assets?: () => Promise<PgliteAssets>; workerModule?: string } = {},
+  embedded: {
+    assets?: () => Promise<PgliteAssets>;
+    workerModule?: string;
+    onMaintenance?: PgliteThreadOptions["onMaintenance"];
+  } = {},
 ): Promise<Db> {
   if (options.databaseUrl) {
     return openPostgres(options.databaseUrl, {
@@ -23,9 +28,10 @@ export async function openStore(
       statementTimeoutMs: options.databaseStatementTimeoutMs,
     });
   }
-  return await openPgliteThread(
-    options.storagePath,
-    await embedded.assets?.(),
-    embedded.workerModule,
-  );
+  return await openPgliteThread(options.storagePath, {
+    assets: await embedded.assets?.(),
+    workerModule: embedded.workerModule,
+    fsync: options.storageFsync,
+    onMaintenance: embedded.onMaintenance,
+  });
 }

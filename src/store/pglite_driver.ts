@@ -1,6 +1,7 @@
 import { parse, PGlite, protocol, type Results } from "@electric-sql/pglite";
 import type { Db } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
+import { durabilityParams, SyncedNodeFS } from "./pglite_fsync.ts";
 import { fromTemplate } from "./pglite_template.ts";
 
 /**
@@ -43,20 +44,23 @@ export const JSON_TYPES: ReadonlySet<number> = new Set([114, 3802]);
 /**
  * PGlite at `path` (a data directory, or `memory://`), as the store opens it.
  * A new store starts from the template data directory, never by initdb.
- * With `jsonAsText`, `json` and `jsonb` values come back as their text.
+ * With `jsonAsText`, `json` and `jsonb` values come back as their text; with
+ * `fsync`, a directory's commits reach the disk before they are acknowledged
+ * (pglite_fsync.ts).
  */
 export async function createPglite(
   path: string,
   assets?: PgliteAssets,
-  options: { jsonAsText?: boolean } = {},
+  options: { jsonAsText?: boolean; fsync?: boolean } = {},
 ): Promise<PGlite> {
   const asText = (text: string) => text;
   const { dataDirTemplate, ...modules } = assets ?? {};
+  const fsync = options.fsync === true && path !== "memory://";
   return await PGlite.create({
-    ...(path === "memory://" ? {} : { dataDir: path }),
+    ...(path === "memory://" ? {} : fsync ? { fs: new SyncedNodeFS(path) } : { dataDir: path }),
     ...await fromTemplate(path, dataDirTemplate),
     ...modules,
-    startParams: [...START_PARAMS],
+    startParams: durabilityParams(START_PARAMS, fsync),
     ...(options.jsonAsText ? { parsers: { 114: asText, 3802: asText } } : {}),
   });
 }

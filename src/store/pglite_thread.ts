@@ -8,9 +8,15 @@ import type { Db, Queryable } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
 import { type CheckpointPolicy, CHECKPOINTS, keepCheckpointing } from "./pglite_checkpoints.ts";
 import type { PgliteAssets } from "./pglite_driver.ts";
+import {
+  keepVacuuming,
+  type MaintenanceDone,
+  type VacuumPolicy,
+  VACUUMS,
+} from "./pglite_vacuum.ts";
 
 type Request =
-  | { kind: "open"; path: string; assets?: PgliteAssets }
+  | { kind: "open"; path: string; assets?: PgliteAssets; fsync: boolean }
   | { kind: "query"; text: string; params: readonly unknown[] }
   | { kind: "exec"; text: string }
   | { kind: "close" };
@@ -37,30 +43,48 @@ function rebuiltError(fields: Record<string, unknown>): Error {
   return Object.assign(new Error(String(message)), { name: String(name) }, rest);
 }
 
+export interface PgliteThreadOptions {
+  assets?: PgliteAssets;
+  /** The worker's module (a single-file build names where it embedded it). */
+  workerModule?: string;
+  /** Whether a commit reaches the disk before it is acknowledged (pglite_fsync.ts); default off. */
+  fsync?: boolean;
+  checkpoints?: CheckpointPolicy;
+  vacuums?: VacuumPolicy;
+  /** Hears of each table vacuumed, frozen or analyzed (the service logs it). */
+  onMaintenance?: (done: MaintenanceDone) => void;
+}
+
 /**
- * Opens PGlite at `path` (a data directory, or `memory://`) on its own thread,
- * running `workerModule` (a single-file build names where it embedded it).
+ * Opens PGlite at `path` (a data directory, or `memory://`) on its own thread.
  * A directory is this process's alone until the store closes (data_dir.ts).
+ * The store makes its own checkpoints and vacuums, which PostgreSQL in
+ * single-user mode never does by itself.
  */
 export async function openPgliteThread(
   path: string,
-  assets?: PgliteAssets,
-  workerModule: string = new URL("./pglite_worker.ts", import.meta.url).href,
-  checkpoints: CheckpointPolicy = CHECKPOINTS,
+  options: PgliteThreadOptions = {},
 ): Promise<Db> {
   const dir = path === "memory://" ? null : await openDataDir(path);
   let db: Db;
   try {
-    db = await openOnThread(path, assets, workerModule);
+    db = await openOnThread(
+      path,
+      options.assets,
+      options.workerModule ?? new URL("./pglite_worker.ts", import.meta.url).href,
+      options.fsync ?? false,
+    );
   } catch (error) {
     dir?.release();
     throw dir?.existing ? unopenableError(path, error) : error;
   }
-  const checkpointing = keepCheckpointing(db, checkpoints);
+  const checkpointing = keepCheckpointing(db, options.checkpoints ?? CHECKPOINTS);
+  const vacuuming = keepVacuuming(db, options.vacuums ?? VACUUMS, options.onMaintenance);
   return {
     ...db,
     async close() {
       checkpointing.stop();
+      vacuuming.stop();
       try {
         await db.close();
       } finally {
@@ -74,6 +98,7 @@ async function openOnThread(
   path: string,
   assets: PgliteAssets | undefined,
   workerModule: string,
+  fsync: boolean,
 ): Promise<Db> {
   const worker = new Worker(workerModule, {
     type: "module",
@@ -111,7 +136,7 @@ async function openOnThread(
     exec: async (text: string) => void await send({ kind: "exec", text }),
   };
   try {
-    await send({ kind: "open", path, ...(assets === undefined ? {} : { assets }) });
+    await send({ kind: "open", path, fsync, ...(assets === undefined ? {} : { assets }) });
   } catch (error) {
     worker.terminate();
     throw error;

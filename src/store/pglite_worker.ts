@@ -36,7 +36,10 @@ self.onmessage = async ({ data: request }) => {
   try {
     switch (request.kind) {
       case "open":
-        db = await createPglite(request.path, request.assets, { jsonAsText: true });
+        db = await createPglite(request.path, request.assets, {
+          jsonAsText: true,
+          fsync: request.fsync,
+        });
         query = preparedQueries(db);
         // A new store is written from the template (40 MB unpacked), which would stay resident
         // until memory pressure. A worker has a heap of its own: the request thread's collection

@@ -69,7 +69,7 @@ describe("PGlite on its own thread", () => {
 
   test("a thread that cannot start fails the open instead of hanging it", async () => {
     const missing = new URL("./no_such_worker.ts", import.meta.url).href;
-    await assert.rejects(openPgliteThread("memory://", undefined, missing), /thread failed/);
+    await assert.rejects(openPgliteThread("memory://", { workerModule: missing }), /thread failed/);
   });
 });
 
@@ -87,9 +87,8 @@ describe("the embedded store's checkpoints (src/store/pglite_checkpoints.ts)", (
   };
 
   test("PGlite makes none by itself: the WAL since the last one only grows", async () => {
-    const db = await openPgliteThread("memory://", undefined, undefined, {
-      everyMs: 20,
-      afterBytes: Number.MAX_SAFE_INTEGER,
+    const db = await openPgliteThread("memory://", {
+      checkpoints: { everyMs: 20, afterBytes: Number.MAX_SAFE_INTEGER },
     });
     try {
       await fill(db);
@@ -102,9 +101,8 @@ describe("the embedded store's checkpoints (src/store/pglite_checkpoints.ts)", (
   });
 
   test("past the threshold the store makes one, and keeps its data", async () => {
-    const db = await openPgliteThread("memory://", undefined, undefined, {
-      everyMs: 20,
-      afterBytes: MB,
+    const db = await openPgliteThread("memory://", {
+      checkpoints: { everyMs: 20, afterBytes: MB },
     });
     try {
       await fill(db);

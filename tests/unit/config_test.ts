@@ -38,6 +38,7 @@ describe("configuration", () => {
       databaseMaxConnections: 4,
       databaseStatementTimeoutMs: 10000,
       storagePath: "./data",
+      storageFsync: true,
       auth: { tokenTtlSeconds: 86400, bootstrapEnabled: true },
       limits: {
         maxRequestBodyBytes: 10485760,
@@ -199,8 +200,10 @@ models = ["qwen3-8b"]
       ROUTER_LIMITS_RATE_ENABLED: "0",
       ROUTER_LIMITS_RATE_USER_BURST: "7",
       ROUTER_DATABASE_STATEMENT_TIMEOUT_MS: "750",
+      ROUTER_STORAGE_FSYNC: "false",
     });
     assert.equal(c.databaseStatementTimeoutMs, 750);
+    assert.equal(c.storageFsync, false);
     assert.equal(c.limits.rate.enabled, false);
     assert.equal(c.limits.rate.userBurst, 7);
     assert.equal(c.port, 9100);
@@ -242,6 +245,7 @@ models = ["qwen3-8b"]
       [{ ROUTER_AUTH_TOKEN_TTL_SECONDS: "0" }, "router.auth.token_ttl_seconds"],
       [{ ROUTER_AUTH_TOKEN_TTL_SECONDS: "1.5" }, "router.auth.token_ttl_seconds"],
       [{ ROUTER_AUTH_BOOTSTRAP_ENABLED: "maybe" }, "router.auth.bootstrap_enabled"],
+      [{ ROUTER_STORAGE_FSYNC: "sometimes" }, "router.storage.fsync"],
       [{ ROUTER_LIMITS_PROVIDER_TIMEOUT_MS: "-1" }, "router.limits.provider_timeout_ms"],
       [{ DATABASE_URL: "mysql://x/y" }, "router.database.url"],
       [{ ROUTER_DATABASE_MAX_CONNECTIONS: "0" }, "router.database.max_connections"],
