@@ -13,6 +13,8 @@ import { collectAllGarbage } from "./platform/collect_garbage.ts";
 import { uuidv7 } from "./platform/ids.ts";
 import type { Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
+import { MIGRATIONS } from "./store/migrations.ts";
+import { backupStore, restoreStore } from "./store/pglite_backup.ts";
 import { HistoryCache } from "./store/history_cache.ts";
 import { DataDirError } from "./store/data_dir.ts";
 import { openStore } from "./store/open.ts";
@@ -182,8 +184,54 @@ export async function startService(
 }
 
 /**
+ * `backup <file>` and `restore <file> [--force]`: the embedded store to a
+ * file and back (store/pglite_backup.ts), with the service stopped. The rest
+ * of `args` is the configuration's (`--config`). Returns the line to print.
+ */
+async function backupCommand(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  runtime: Runtime,
+): Promise<string> {
+  const [command, file, ...rest] = args;
+  const force = rest.includes("--force");
+  if (file === undefined || file.startsWith("--") || (force && command === "backup")) {
+    throw new CommandError(`usage: ${command} <file>${command === "restore" ? " [--force]" : ""}`);
+  }
+  const config = await loadConfig(rest.filter((a) => a !== "--force"), env);
+  if (config.databaseUrl !== undefined) {
+    throw new CommandError(
+      `${command} is for the embedded store, and router.database.url is set: ` +
+        "back PostgreSQL up with pg_dump, and restore with psql or pg_restore",
+    );
+  }
+  if (config.storagePath === "memory://") {
+    throw new CommandError(`${command}: router.storage.path is memory://, which keeps nothing`);
+  }
+  const assets = await runtime.pgliteAssets?.();
+  const dir = config.storagePath;
+  if (command === "backup") {
+    const { bytes } = await backupStore(dir, file, {
+      migrations: MIGRATIONS,
+      assets,
+      version: VERSION,
+      now: new Date(),
+    });
+    return `backed up "${dir}" to "${file}" (${(bytes / 1024 / 1024).toFixed(1)} MB)`;
+  }
+  const { tables } = await restoreStore(file, dir, { migrations: MIGRATIONS, assets, force });
+  return `restored "${file}" into "${dir}" (${tables} tables)`;
+}
+
+/** A command line that cannot be carried out, said in one line. */
+class CommandError extends Error {
+  override readonly name = "CommandError";
+}
+
+/**
  * The command line, shared by every runtime entry: `migrate` applies the
- * migrations and exits; anything else serves until SIGINT or SIGTERM.
+ * migrations and exits; `backup` and `restore` copy the embedded store to a
+ * file and back; anything else serves until SIGINT or SIGTERM.
  */
 export async function runCli(
   args: readonly string[],
@@ -197,6 +245,22 @@ export async function runCli(
     process.exit(code);
   };
   try {
+    if (args[0] === "backup" || args[0] === "restore") {
+      const line = await backupCommand(args, env, runtime).catch((error) => {
+        if (
+          error instanceof ConfigError || error instanceof DataDirError ||
+          error instanceof CommandError
+        ) throw error;
+        throw new CommandError(
+          `${args[0]} failed: ${
+            (error instanceof Error ? error.message : String(error)).split("\n")[0]
+          }`,
+        );
+      });
+      lines.flush();
+      console.log(line);
+      return;
+    }
     if (args[0] === "migrate") {
       const db = await openMigratedStore(await loadConfig(args.slice(1), env), runtime, logger);
       await db.close();
@@ -217,7 +281,10 @@ export async function runCli(
     process.on("SIGTERM", stop);
     process.on("uncaughtException", uncaughtHandler(logger, exit));
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DataDirError) {
+    if (
+      error instanceof ConfigError || error instanceof DataDirError ||
+      error instanceof CommandError
+    ) {
       lines.flush();
       console.error(error.message);
       process.exit(1);

@@ -40,7 +40,7 @@ interface EmscriptenModule {
  * the directory, which NODEFS opens without a host descriptor. A failure is
  * ignored, as PostgreSQL ignores it where a system cannot sync directories.
  */
-function syncDirectory(path: string): void {
+export function syncDirectory(path: string): void {
   try {
     const fd = openSync(path, "r");
     try {
