@@ -56,6 +56,8 @@ export const BENCH_RATE_LIMITS = {
 export function startService(
   env: Record<string, string>,
   runtimeFlags: readonly string[] = [],
+  /** Hears every line the service logs once it listens (a benchmark reading the store's maintenance). */
+  watch: (line: string) => void = () => {},
 ): Promise<ServiceProcess> {
   const args = runtimeArgs(onBun ? "src/runtime/bun.ts" : "src/runtime/deno.ts", runtimeFlags);
   const base = { ...process.env };
@@ -84,6 +86,7 @@ export function startService(
     const lines = (partial + new TextDecoder().decode(chunk)).split("\n");
     partial = lines.pop()!;
     for (const l of lines) {
+      watch(l);
       if (l.includes('"level":"error"') || !l.startsWith("{")) errors.push(l);
     }
     stopped ||= lines.some((l) => l.includes('"msg":"stopped"'));

@@ -5,6 +5,10 @@
  * p99: execute time minus the provider's own fixed answer time) and the
  * service's resident memory. Memory must stay flat: the growth from the end
  * of minute 1 (warm-up) to the end is printed and must stay under 10 %.
+ * A session is deleted after its last turn, so deletes balance inserts; on
+ * PGlite the table also shows the store's tables and indexes on disk and what
+ * the store vacuumed, and a second table each large table's size per minute:
+ * they must stop growing.
  *
  * `deno task bench:soak [--minutes N] [--store pglite|postgres] [--load X]`: PGlite keeps
  * its data in a temporary directory (in memory, the data itself would grow
@@ -16,6 +20,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
 import { percentile } from "./measure.ts";
+import { relationNames, sizesByTable, type SizeSnapshot, snapshotSizes } from "./store_sizes.ts";
 import { executeTurn, startTurnService, TURN_BODY, type TurnService } from "./turn_http.ts";
 
 /**
@@ -34,10 +39,16 @@ const STREAM = { chunks: 5, chunkGapMs: 20 };
 
 interface Minute {
   done: Record<Kind, number>;
+  /** Sessions deleted after their last turn. */
+  deleted: number;
   failed: number;
   skipped: number;
   added: number[];
   rssMb: number;
+  /** The store's relation files at the minute's end (PGlite). */
+  sizes?: SizeSnapshot;
+  /** What the store vacuumed, froze or analyzed in the minute, and for how long (PGlite). */
+  maintained: { table: string; kind: string; ms: number }[];
 }
 
 function arg(name: string, fallback: string): string {
@@ -73,26 +84,35 @@ async function getOk(s: TurnService, path: string, init: RequestInit = {}): Prom
  * Sessions handed to one turn at a time (a session runs one turn at once),
  * each retired after TURNS_PER_SESSION turns so its history stays short.
  */
-function sessionPool(s: TurnService) {
+function sessionPool(s: TurnService, retired: () => void) {
   const idle: { id: string; turns: number }[] = [];
   return {
     async use<T>(fn: (id: string) => Promise<T>): Promise<T> {
       const session = idle.pop() ?? { id: await s.newSession(), turns: 0 };
+      let result: T;
       try {
-        return await fn(session.id);
+        result = await fn(session.id);
       } finally {
         if (++session.turns < TURNS_PER_SESSION) idle.push(session);
       }
+      if (session.turns >= TURNS_PER_SESSION) {
+        await getOk(s, `/api/v1/sessions/${session.id}`, { method: "DELETE" });
+        retired();
+      }
+      return result;
     },
-    /** A session that has had turns, for reads. */
-    someId: () => idle[0]?.id,
   };
 }
 
-async function soak(s: TurnService, minutes: number, load: number): Promise<Minute[]> {
+async function soak(
+  s: TurnService,
+  minutes: number,
+  load: number,
+  store: { dataDir?: string; maintained: Minute["maintained"] },
+): Promise<Minute[]> {
   s.provider.pace.delayMs = PROVIDER_DELAY_MS;
   Object.assign(s.provider.pace, STREAM);
-  const sessions = sessionPool(s);
+  const sessions = sessionPool(s, () => minute.deleted++);
   const readable = await s.newSession();
   await executeTurn(s, readable);
   const work: Record<Kind, () => Promise<number | null>> = {
@@ -108,10 +128,13 @@ async function soak(s: TurnService, minutes: number, load: number): Promise<Minu
       body: JSON.stringify(TURN_BODY),
     }),
       null),
-    read: async () => (await getOk(s, `/api/v1/sessions/${sessions.someId() ?? readable}`), null),
+    // A session that stays: one of the pool's may be deleted while read.
+    read: async () => (await getOk(s, `/api/v1/sessions/${readable}`), null),
   };
   const fresh = (): Minute => ({
     done: { turn: 0, stream: 0, preview: 0, read: 0 },
+    deleted: 0,
+    maintained: [],
     failed: 0,
     skipped: 0,
     added: [],
@@ -149,6 +172,8 @@ async function soak(s: TurnService, minutes: number, load: number): Promise<Minu
   for (let m = 1; m <= minutes; m++) {
     await new Promise((resolve) => setTimeout(resolve, began + m * 60_000 - performance.now()));
     minute.rssMb = await rssMb(s.pid);
+    if (store.dataDir !== undefined) minute.sizes = snapshotSizes(store.dataDir);
+    minute.maintained = store.maintained.splice(0);
     minutesDone.push(minute);
     console.error(`minute ${m}: rss ${minute.rssMb.toFixed(1)} MB, failed ${minute.failed}`);
     minute = fresh();
@@ -159,25 +184,64 @@ async function soak(s: TurnService, minutes: number, load: number): Promise<Minu
   return minutesDone;
 }
 
-function print(store: string, rows: Minute[]): void {
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
+
+function print(
+  store: string,
+  rows: Minute[],
+  names?: Awaited<ReturnType<typeof relationNames>>,
+): void {
   const f = (ms: number | undefined) => ms === undefined ? "-" : ms.toFixed(2);
+  const bySize = rows.map((r) => r.sizes && names ? sizesByTable(r.sizes, names) : undefined);
   console.log(
     `\nSoak on ${store}: per minute (added = execute − the provider's ${PROVIDER_DELAY_MS} ms)`,
   );
   console.log(
-    "| minute | turns | streams | previews | reads | failed | skipped | added p50 ms | added p99 ms | RSS MB |",
+    "| minute | turns | streams | previews | reads | deleted | failed | skipped | added p50 ms | added p99 ms | RSS MB | tables MB | indexes MB | maintained | longest ms |",
   );
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   rows.forEach((r, i) => {
     const sorted = [...r.added].sort((a, b) => a - b);
+    const sizes = bySize[i] ? [...bySize[i].values()] : undefined;
+    const sum = (kind: "table" | "index") =>
+      sizes ? mb(sizes.reduce((n, s) => n + s[kind], 0)) : "-";
+    const longest = r.maintained.length === 0
+      ? "-"
+      : Math.max(...r.maintained.map((m) => m.ms)).toFixed(1);
     console.log(
       `| ${
         i + 1
-      } | ${r.done.turn} | ${r.done.stream} | ${r.done.preview} | ${r.done.read} | ${r.failed} | ${r.skipped} | ${
+      } | ${r.done.turn} | ${r.done.stream} | ${r.done.preview} | ${r.done.read} | ${r.deleted} | ${r.failed} | ${r.skipped} | ${
         f(percentile(sorted, 50))
-      } | ${f(percentile(sorted, 99))} | ${r.rssMb.toFixed(1)} |`,
+      } | ${f(percentile(sorted, 99))} | ${r.rssMb.toFixed(1)} | ${sum("table")} | ${
+        sum("index")
+      } | ${r.maintained.length} | ${longest} |`,
     );
   });
+  const last = bySize.at(-1);
+  if (last) {
+    // The tables largest at the end, table + indexes per minute.
+    const big = [...last.entries()].sort((a, b) =>
+      b[1].table + b[1].index - a[1].table - a[1].index
+    ).slice(0, 6).map(([name]) => name);
+    console.log(`\nLargest tables, table + indexes MB at each minute's end`);
+    console.log(`| minute | ${big.join(" | ")} |`);
+    console.log(`|---:|${big.map(() => "---:").join("|")}|`);
+    bySize.forEach((sizes, i) => {
+      const cell = (name: string) => {
+        const s = sizes?.get(name);
+        return s ? mb(s.table + s.index) : "-";
+      };
+      console.log(`| ${i + 1} | ${big.map(cell).join(" | ")} |`);
+    });
+    const all = rows.flatMap((r) => r.maintained);
+    const longest = all.reduce((a, m) => m.ms > a.ms ? m : a, { table: "-", kind: "-", ms: 0 });
+    console.log(
+      `\nThe store maintained ${all.length} times; the longest held the store ${
+        longest.ms.toFixed(1)
+      } ms (${longest.kind} ${longest.table})`,
+    );
+  }
   const warm = rows[0].rssMb;
   const end = rows.at(-1)!.rssMb;
   const growth = (end - warm) / warm * 100;
@@ -186,6 +250,15 @@ function print(store: string, rows: Minute[]): void {
       growth.toFixed(1)
     } % (${growth < 10 ? "flat: under 10 %" : "NOT flat: 10 % or more"})`,
   );
+}
+
+/** The store's maintenance, from the service's log lines. */
+function maintenanceLog(into: Minute["maintained"]): (line: string) => void {
+  return (line) => {
+    if (!line.includes('"msg":"store maintained"')) return;
+    const { table, kind, ms } = JSON.parse(line);
+    into.push({ table, kind, ms });
+  };
 }
 
 const minutes = Number(arg("minutes", "10"));
@@ -203,6 +276,8 @@ if (store === "postgres" && !process.env.DATABASE_URL) {
 const cleanup: (() => Promise<void>)[] = [];
 try {
   let service: TurnService;
+  let dataDir: string | undefined;
+  const maintained: Minute["maintained"] = [];
   if (store === "postgres") {
     const scratch = await createScratchDatabase(process.env.DATABASE_URL!);
     cleanup.push(() => scratch.drop());
@@ -210,12 +285,25 @@ try {
   } else {
     const dir = await mkdtemp(join(tmpdir(), "switchyard-soak-"));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    service = await startTurnService(undefined, [], { ROUTER_STORAGE_PATH: join(dir, "data") });
+    dataDir = join(dir, "data");
+    service = await startTurnService(
+      undefined,
+      [],
+      { ROUTER_STORAGE_PATH: dataDir },
+      maintenanceLog(maintained),
+    );
   }
-  cleanup.unshift(() => service.close());
+  let closed = false;
+  cleanup.unshift(async () => {
+    if (!closed) await service.close();
+  });
+  const rows = await soak(service, minutes, load, { dataDir, maintained });
+  await service.close();
+  closed = true;
   print(
     store === "postgres" ? "PostgreSQL" : "PGlite (data directory)",
-    await soak(service, minutes, load),
+    rows,
+    dataDir === undefined ? undefined : await relationNames(dataDir),
   );
 } finally {
   for (const c of cleanup) await c();

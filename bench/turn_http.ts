@@ -51,12 +51,17 @@ export async function startServiceClient(
   databaseUrl?: string,
   runtimeFlags: readonly string[] = [],
   env: Record<string, string> = {},
+  watch?: (line: string) => void,
 ): Promise<ServiceClient> {
-  const service = await startService({
-    ROUTER_PROVIDERS_OPENAI_BASE_URL: `${providerUrl}/v1`,
-    ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
-    ...env,
-  }, runtimeFlags);
+  const service = await startService(
+    {
+      ROUTER_PROVIDERS_OPENAI_BASE_URL: `${providerUrl}/v1`,
+      ...(databaseUrl ? { ROUTER_DATABASE_URL: databaseUrl } : {}),
+      ...env,
+    },
+    runtimeFlags,
+    watch,
+  );
   try {
     const url = service.url;
     const headers = {
@@ -83,10 +88,11 @@ export async function startTurnService(
   databaseUrl?: string,
   runtimeFlags: readonly string[] = [],
   env: Record<string, string> = {},
+  watch?: (line: string) => void,
 ): Promise<TurnService> {
   const provider = await startChatProvider();
   try {
-    const client = await startServiceClient(provider.url, databaseUrl, runtimeFlags, env);
+    const client = await startServiceClient(provider.url, databaseUrl, runtimeFlags, env, watch);
     return {
       ...client,
       provider,
