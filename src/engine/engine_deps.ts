@@ -8,6 +8,7 @@
 import type { Deps } from "../http/context.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import { turnWriter } from "../store/turn_writer.ts";
+import { executeClaimer } from "../store/run_admission.ts";
 import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 import { createTurnWatcher } from "./turn_watch.ts";
@@ -30,6 +31,7 @@ export function engineDeps(deps: Deps): EngineDeps {
       telemetry: deps.telemetry ?? NO_TELEMETRY,
       watcher: createTurnWatcher({ db: deps.db, signals, now: deps.now }),
       turns: turnWriter(deps.db),
+      claims: executeClaimer(deps.db),
     };
     cache.set(deps, found);
   }

@@ -11,7 +11,6 @@ import { toolCallTracePayload } from "../core/tool_mediation.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { parseCredentialHeaders } from "../providers/credentials.ts";
 import { catalogForRequest } from "../providers/request_catalog.ts";
-import { claimForExecute } from "../store/run_admission.ts";
 import type { RunRow } from "../store/runs.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import { respondWithTurn } from "./respond.ts";
@@ -100,7 +99,7 @@ export async function startRun(
   if (prompt !== undefined) {
     await persistMessage({ ...base, records: prompt }, { role: "user", text: request.input.text });
   }
-  const claim = await claimForExecute(deps.db, {
+  const claim = await deps.claims.claim({
     sessionId: session.id,
     runId,
     turnId,

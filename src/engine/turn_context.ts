@@ -20,6 +20,7 @@ import type { SealScope } from "./seal_scope.ts";
 import type { TurnSink } from "./turn_sink.ts";
 import type { TurnWatcher } from "./turn_watch.ts";
 import type { TurnWriter } from "../store/turn_writer.ts";
+import type { ExecuteClaimer } from "../store/run_admission.ts";
 
 /** Per-instance machinery of the engine. */
 export interface EngineDeps extends Deps {
@@ -31,6 +32,8 @@ export interface EngineDeps extends Deps {
   watcher: TurnWatcher;
   /** Writes the ends of turns, many in one transaction under load. */
   turns: TurnWriter;
+  /** Claims runs for `execute`, many in one transaction under load. */
+  claims: ExecuteClaimer;
 }
 
 /** A turn's context as built before its claim. */

@@ -10,6 +10,7 @@ import m007 from "../../migrations/007_history_since.sql" with { type: "text" };
 import m008 from "../../migrations/008_append_in_fewer_statements.sql" with { type: "text" };
 import m009 from "../../migrations/009_group_commit.sql" with { type: "text" };
 import m010 from "../../migrations/010_append_without_foreign_keys.sql" with { type: "text" };
+import m011 from "../../migrations/011_claims_in_fewer_statements.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: "008_append_in_fewer_statements", sql: m008 },
   { version: 9, name: "009_group_commit", sql: m009 },
   { version: 10, name: "010_append_without_foreign_keys", sql: m010 },
+  { version: 11, name: "011_claims_in_fewer_statements", sql: m011 },
 ];

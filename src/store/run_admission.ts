@@ -10,6 +10,7 @@
  * Pass the store itself (not a caller's transaction): a lost race aborts the
  * transaction these functions open.
  */
+import { ServiceError } from "../core/errors.ts";
 import type { Queryable } from "./db.ts";
 import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
 import { lapsedColumn, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
@@ -119,18 +120,17 @@ function runFromJson(r: RunJson): RunRow {
   };
 }
 
-/**
- * Starts a new run in state running, unless a turn is running (in flight). A
- * run awaiting the client is superseded in the same transaction (it goes idle,
- * its pending data cleared, like a break); so does a running run whose claim
- * lapsed (lease run out or its instance stopped beating), its cut traced. One statement
- * (`switchyard_claim_execute`): the claim, the prompt's records and the
- * turn's reading travel in one round trip.
- */
-export async function claimForExecute(
-  db: Queryable,
-  c: ExecuteClaimRequest,
-): Promise<ExecuteClaim> {
+type ClaimAnswer = {
+  kind: "claimed" | "in_flight";
+  run: RunJson;
+  superseded: RunJson | null;
+  message_seqs: number[];
+  history: HistoryRead | null;
+  memory: TurnReading["memory"] | null;
+};
+
+/** An execute claim as `switchyard_claim_execute` takes it, and how to read its answer. */
+function claimRequest(c: ExecuteClaimRequest) {
   const read = c.read && { ...c.read, mark: c.read.cache.mark(c.sessionId) };
   const request = {
     session_id: c.sessionId,
@@ -147,36 +147,123 @@ export async function claimForExecute(
       recall_limit: RECALL_LIMIT,
     }),
   };
-  let answer: {
-    kind: "claimed" | "in_flight";
-    run: RunJson;
-    superseded: RunJson | null;
-    message_seqs: number[];
-    history: HistoryRead | null;
-    memory: TurnReading["memory"] | null;
+  const answered = (answer: ClaimAnswer | null): ExecuteClaim => {
+    // No answer: the unique index refused the run (the claim's last line of defence).
+    if (answer === null) return { kind: "in_flight", run: null };
+    if (answer.kind === "in_flight") return { kind: "in_flight", run: runFromJson(answer.run) };
+    return {
+      kind: "claimed",
+      run: runFromJson(answer.run),
+      superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
+      messageSeqs: answer.message_seqs,
+      ...(answer.history === null || answer.memory === null || read === undefined ? {} : {
+        reading: {
+          history: read.cache.history(c.sessionId, read.mark, answer.history, true),
+          memory: answer.memory,
+        },
+      }),
+    };
   };
+  return { text: JSON.stringify(request), answered };
+}
+
+/** One claim alone; null when the unique index refused it. */
+async function claimAlone(db: Queryable, text: string): Promise<ClaimAnswer | null> {
   try {
-    const rows = await db.query<{ c: typeof answer }>(
+    const rows = await db.query<{ c: ClaimAnswer }>(
       "SELECT switchyard_claim_execute($1::jsonb) AS c",
-      [JSON.stringify(request)],
+      [text],
     );
-    answer = rows[0].c;
+    return rows[0].c;
   } catch (error) {
-    if (isUniqueViolation(error)) return { kind: "in_flight", run: null };
+    if (isUniqueViolation(error)) return null;
     throw error;
   }
-  if (answer.kind === "in_flight") return { kind: "in_flight", run: runFromJson(answer.run) };
+}
+
+/**
+ * Starts a new run in state running, unless a turn is running (in flight). A
+ * run awaiting the client is superseded in the same transaction (it goes idle,
+ * its pending data cleared, like a break); so does a running run whose claim
+ * lapsed (lease run out or its instance stopped beating), its cut traced. One statement
+ * (`switchyard_claim_execute`): the claim, the prompt's records and the
+ * turn's reading travel in one round trip.
+ */
+export async function claimForExecute(
+  db: Queryable,
+  c: ExecuteClaimRequest,
+): Promise<ExecuteClaim> {
+  const { text, answered } = claimRequest(c);
+  return answered(await claimAlone(db, text));
+}
+
+/** An instance's execute claims, batched (`executeClaimer`). */
+export interface ExecuteClaimer {
+  claim(c: ExecuteClaimRequest): Promise<ExecuteClaim>;
+}
+
+interface PendingClaim {
+  text: string;
+  resolve(answer: ClaimAnswer | null): void;
+  reject(error: unknown): void;
+}
+
+/** A batch of claims stops growing at this many. */
+export const MAX_BATCH_CLAIMS = 64;
+
+async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promise<void> {
+  if (batch.length === 1) {
+    await claimAlone(db, batch[0].text).then(batch[0].resolve, batch[0].reject);
+    return;
+  }
+  let answers: ClaimAnswer[];
+  try {
+    const rows = await db.query<{ c: ClaimAnswer[] }>(
+      "SELECT switchyard_claim_executes($1::jsonb) AS c",
+      [`[${batch.map((p) => p.text).join(",")}]`],
+    );
+    answers = rows[0].c;
+  } catch (error) {
+    // As the turn writer does: a fault's outcome is unknown; any other failure is one claim's.
+    if (error instanceof ServiceError) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    for (const p of batch) await claimAlone(db, p.text).then(p.resolve, p.reject);
+    return;
+  }
+  batch.forEach((p, k) => p.resolve(answers[k]));
+}
+
+/**
+ * Group commit for claims, as turn_writer.ts does for turn ends: a claim that
+ * finds the previous one of this instance in flight waits for it, and every
+ * claim that waited goes in the next transaction (`switchyard_claim_executes`,
+ * migration 011), each answered as alone. A claim that finds none in flight
+ * goes at once, alone: nothing waits for a timer. Claims of one session in one
+ * batch are taken in the order they came, so the later finds the earlier's run
+ * in flight, as it would have in two transactions.
+ */
+export function executeClaimer(db: Queryable): ExecuteClaimer {
+  const pending: PendingClaim[] = [];
+  let busy = false;
+  const run = async () => {
+    busy = true;
+    try {
+      while (pending.length > 0) await claimBatch(db, pending.splice(0, MAX_BATCH_CLAIMS));
+    } finally {
+      busy = false;
+    }
+  };
   return {
-    kind: "claimed",
-    run: runFromJson(answer.run),
-    superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
-    messageSeqs: answer.message_seqs,
-    ...(answer.history === null || answer.memory === null || read === undefined ? {} : {
-      reading: {
-        history: read.cache.history(c.sessionId, read.mark, answer.history, true),
-        memory: answer.memory,
-      },
-    }),
+    async claim(c) {
+      const { text, answered } = claimRequest(c);
+      const answer = await new Promise<ClaimAnswer | null>((resolve, reject) => {
+        pending.push({ text, resolve, reject });
+        if (!busy) void run();
+      });
+      return answered(answer);
+    },
   };
 }
 

@@ -1,0 +1,196 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { uuidv7 } from "../../src/platform/ids.ts";
+import type { Db } from "../../src/store/db.ts";
+import { HistoryCache } from "../../src/store/history_cache.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import {
+  claimForExecute,
+  type ExecuteClaim,
+  executeClaimer,
+  type ExecuteClaimRequest,
+} from "../../src/store/run_admission.ts";
+import { insertSession } from "../../src/store/sessions.ts";
+import { insertUserWithKey } from "../../src/store/users.ts";
+import { storesUnderTest } from "../support/databases.ts";
+
+const T0 = new Date("2026-03-01T10:00:00.000Z");
+
+async function newSession(db: Db): Promise<{ id: string; userId: string }> {
+  const userId = uuidv7();
+  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
+  const id = (await insertSession(db, { id: uuidv7(), userId, title: "claims", now: T0 })).id;
+  return { id, userId };
+}
+
+/** A plaintext turn's claim: its prompt, a trace event of it, and the reading. */
+function turnClaim(
+  session: { id: string; userId: string },
+  text: string,
+  cache = new HistoryCache(),
+): ExecuteClaimRequest {
+  const runId = uuidv7();
+  const turnId = uuidv7();
+  return {
+    sessionId: session.id,
+    runId,
+    turnId,
+    instance: "i1",
+    now: T0,
+    runInput: { text },
+    records: {
+      messages: [{
+        id: uuidv7(),
+        sessionId: session.id,
+        runId,
+        role: "user",
+        content: { plaintext: text },
+        now: T0,
+      }],
+      trace: [{
+        sessionId: session.id,
+        traceId: turnId,
+        eventType: "message",
+        payload: { plaintext: { role: "user", seq: 0 } },
+        messageIndex: 0,
+        now: T0,
+      }],
+      usage: [],
+    },
+    read: { userId: session.userId, cache },
+  };
+}
+
+type Claimed = Extract<ExecuteClaim, { kind: "claimed" }>;
+
+function claimed(c: ExecuteClaim): Claimed {
+  assert.equal(c.kind, "claimed");
+  return c as Claimed;
+}
+
+/** The transaction that wrote each run. */
+async function writers(db: Db, runIds: string[]): Promise<string[]> {
+  const rows = await db.query<{ id: string; x: string }>(
+    "SELECT id, xmin::text AS x FROM runs WHERE id = ANY ($1::uuid[])",
+    [runIds],
+  );
+  return runIds.map((id) => rows.find((r) => r.id === id)!.x);
+}
+
+for (const store of storesUnderTest(process.env)) {
+  describe(`batched execute claims on ${store.name}`, () => {
+    let db: Db;
+    let opened: Awaited<ReturnType<typeof store.open>>;
+    before(async () => {
+      opened = await store.open();
+      db = opened.db;
+      await migrate(db);
+    });
+    after(() => opened.dispose());
+
+    test("claims of different sessions that wait for the one in flight share a transaction", async () => {
+      const claimer = executeClaimer(db);
+      const sessions = await Promise.all([1, 2, 3, 4, 5].map(() => newSession(db)));
+      const results = (await Promise.all(
+        sessions.map((s, k) => claimer.claim(turnClaim(s, `prompt ${k}`))),
+      )).map(claimed);
+      const xs = await writers(db, results.map((r) => r.run.id));
+      // The first went alone; the other four waited for it and went together.
+      assert.notEqual(xs[0], xs[1]);
+      assert.deepEqual(new Set(xs.slice(1)).size, 1);
+      // Each got its own answer: its run, its prompt's seq, its reading.
+      results.forEach((r, k) => {
+        assert.equal(r.run.session_id, sessions[k].id);
+        assert.deepEqual(r.messageSeqs, [1]);
+        assert.deepEqual(r.reading?.history, []);
+      });
+      const traced = await db.query<{ session_id: string; seq: number }>(
+        `SELECT session_id, (payload -> 'plaintext' ->> 'seq')::int AS seq FROM trace_events
+         WHERE session_id = ANY ($1::uuid[])`,
+        [sessions.map((s) => s.id)],
+      );
+      assert.equal(traced.length, 5);
+      assert.ok(traced.every((t) => t.seq === 1));
+    });
+
+    test("two claims of one session in one batch: exactly one wins, the other is in flight", async () => {
+      const claimer = executeClaimer(db);
+      const first = await newSession(db);
+      const contested = await newSession(db);
+      const [alone, a, b] = await Promise.all([
+        claimer.claim(turnClaim(first, "alone")),
+        claimer.claim(turnClaim(contested, "a")),
+        claimer.claim(turnClaim(contested, "b")),
+      ]);
+      claimed(alone);
+      const outcomes = [a, b].map((c) => c.kind).sort();
+      assert.deepEqual(outcomes, ["claimed", "in_flight"]);
+      const winner = (a.kind === "claimed" ? a : b) as Claimed;
+      const loser = a.kind === "claimed" ? b : a;
+      assert.equal(loser.kind === "in_flight" ? loser.run?.id : null, winner.run.id);
+      const [xa, xb] = await writers(db, [winner.run.id, (alone as Claimed).run.id]);
+      assert.notEqual(xa, xb);
+      // The refused claim stored nothing and left the session's counter as it was.
+      const messages = await db.query<{ seq: number }>(
+        "SELECT seq FROM messages WHERE session_id = $1 ORDER BY seq",
+        [contested.id],
+      );
+      assert.deepEqual(messages.map((m) => m.seq), [1]);
+      const [counter] = await db.query<{ n: number }>(
+        "SELECT last_message_seq AS n FROM sessions WHERE id = $1",
+        [contested.id],
+      );
+      assert.equal(counter.n, 1);
+    });
+
+    test("a claim that fails fails alone: the rest of its batch is claimed", async () => {
+      const claimer = executeClaimer(db);
+      const sessions = await Promise.all([1, 2, 3].map(() => newSession(db)));
+      const gone = { id: uuidv7(), userId: sessions[0].userId };
+      const settled = await Promise.allSettled([
+        claimer.claim(turnClaim(sessions[0], "alone")),
+        claimer.claim(turnClaim(sessions[1], "x")),
+        claimer.claim(turnClaim(gone, "y")),
+        claimer.claim(turnClaim(sessions[2], "z")),
+      ]);
+      assert.deepEqual(settled.map((s) => s.status), [
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+      ]);
+      const runs = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM runs WHERE session_id = $1",
+        [gone.id],
+      );
+      assert.equal(runs[0].n, 0);
+    });
+
+    test("a refused claim gives its messages' seqs back: the next prompt follows the last one", async () => {
+      const session = await newSession(db);
+      const cache = new HistoryCache();
+      const one = claimed(await claimForExecute(db, turnClaim(session, "one", cache)));
+      const refused = await claimForExecute(db, turnClaim(session, "two", cache));
+      assert.equal(refused.kind, "in_flight");
+      await db.query("UPDATE runs SET state = 'idle' WHERE id = $1", [one.run.id]);
+      const three = claimed(await claimForExecute(db, turnClaim(session, "three", cache)));
+      assert.deepEqual(three.messageSeqs, [2]);
+      assert.deepEqual(three.reading?.history.map((m) => m.content), [{ plaintext: "one" }]);
+    });
+
+    test("a claim on a session that is not there fails as the session's key did", async () => {
+      const session = await newSession(db);
+      await assert.rejects(
+        claimForExecute(db, { ...turnClaim(session, "x"), sessionId: uuidv7() }),
+      );
+      await assert.rejects(claimForExecute(db, {
+        sessionId: uuidv7(),
+        runId: uuidv7(),
+        turnId: uuidv7(),
+        instance: "i1",
+        now: T0,
+      }));
+    });
+  });
+}
