@@ -2,8 +2,11 @@
  * Where a loaded service spends its CPU: starts the service under the V8
  * inspector, drives buffered turns at 32 clients (provider answering in
  * 20 ms) while the CPU profiler samples, and prints the top functions by
- * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview|alloc]`:
- * `preview` drives previews at 32 clients instead; with
+ * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview|alloc|streams]`:
+ * `preview` drives previews at 32 clients instead; `streams` opens N streamed
+ * turns at once (a fourth argument, 512 by default) against a fake provider
+ * process pacing its deltas as `bench:peers` does, after the same number read
+ * from that provider directly (the floor), and prints both added per-frame p99; with
  * `depth`, one session's turns 150–199, one at a time, are profiled and set
  * beside 50 turns on fresh sessions, profiled just before them (what a deep
  * session adds to a turn, both measured warm); `alloc`
@@ -14,25 +17,34 @@
 import process from "node:process";
 import { createScratchDatabase } from "../tests/support/databases.ts";
 import { executeTurn, measureThroughput, startTurnService } from "./turn_http.ts";
-import { closedLoop, forMs } from "./peers/load.ts";
-import { previewCall } from "./peers/targets.ts";
+import { closedLoop, forMs, STREAM_PACE, streams } from "./peers/load.ts";
+import { directTarget, previewCall, serviceTarget } from "./peers/targets.ts";
+import { startProviderProcess } from "./peers/provider_process.ts";
+import { cpuMs } from "./peers/proc.ts";
+import { startServiceClient, type TurnService } from "./turn_http.ts";
 
 const INSPECT_PORT = 9329;
 const store = Deno.args[0] ?? "pglite";
 const top = Number(Deno.args[1] ?? 25);
 const mode = Deno.args[2] ?? "turns";
-if (!["turns", "depth", "preview", "alloc"].includes(mode)) {
+if (!["turns", "depth", "preview", "alloc", "streams"].includes(mode)) {
   throw new Error(`unknown mode ${mode}`);
 }
 const DEPTH = 150;
 const DEEP_TURNS = 50;
 const SAMPLE_US = 200;
+/** A busy stretch of the main thread this long delays every frame that arrives during it. */
+const LONG_STRETCH_MS = 10;
 
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
+
+/** The samples of the last profile, in order: the node hit, and the µs since the one before. */
+let lastSamples: { samples: number[]; timeDeltas: number[] } = { samples: [], timeDeltas: [] };
 
 /** A minimal Chrome DevTools Protocol session over the inspector's WebSocket. */
 async function inspector(port: number) {
@@ -104,23 +116,46 @@ function areaTimes(nodes: ProfileNode[]): { name: string; share: number }[] {
 
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const scratch = store === "postgres" ? await createScratchDatabase(adminUrl) : undefined;
-const s = await startTurnService(scratch?.url, [`--inspect=127.0.0.1:${INSPECT_PORT}`]);
+// BENCH_PROFILER=none runs without the inspector: Deno's inspector copies every fetch body for
+// its network view, which costs the streams mode more than the service's own work.
+const noProfiler = process.env.BENCH_PROFILER === "none";
+const inspect = noProfiler ? [] : [`--inspect=127.0.0.1:${INSPECT_PORT}`];
+// Streams are paced by a provider process of its own, as in `bench:peers`, so its timers do not
+// share a thread with the load generator's reads.
+const streamProvider = mode === "streams" ? await startProviderProcess() : null;
+// Only the other modes use the in-process provider that a TurnService carries.
+const s = streamProvider === null
+  ? await startTurnService(scratch?.url, inspect)
+  : await startServiceClient(streamProvider.url, scratch?.url, inspect) as TurnService;
 try {
-  const cdp = await inspector(INSPECT_PORT);
-  await cdp.send("Profiler.enable");
-  await cdp.send("Profiler.setSamplingInterval", { interval: SAMPLE_US });
+  const cdp = noProfiler ? null : await inspector(INSPECT_PORT);
+  await cdp?.send("Profiler.enable");
+  await cdp?.send("Profiler.setSamplingInterval", { interval: SAMPLE_US });
   const profiled = async (fn: () => Promise<void>) => {
+    if (cdp === null) {
+      await fn();
+      return [];
+    }
     await cdp.send("Profiler.start");
     await fn();
-    const { profile } = await cdp.send("Profiler.stop") as { profile: { nodes: ProfileNode[] } };
+    const { profile } = await cdp.send("Profiler.stop") as {
+      profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+    };
+    lastSamples = profile;
+    // BENCH_PROFILE_OUT=file.cpuprofile keeps the whole profile, for Chrome DevTools.
+    if (process.env.BENCH_PROFILE_OUT) {
+      Deno.writeTextFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
+    }
     return profile.nodes;
   };
   if (mode === "depth") await printDepthProfiles(profiled);
-  else if (mode === "alloc") await printAllocations(cdp);
+  else if (mode === "streams") await printStreamsProfile(profiled);
+  else if (mode === "alloc") await printAllocations(cdp!);
   else await printLoadProfile(profiled);
-  cdp.close();
+  cdp?.close();
 } finally {
   await s.close();
+  await streamProvider?.stop();
   await scratch?.drop();
 }
 
@@ -171,6 +206,91 @@ async function printAllocations(cdp: Awaited<ReturnType<typeof inspector>>) {
         (bytes / total * 100).toFixed(1)
       } | \`${name}\` |`,
     );
+  }
+}
+
+/** N streams at once, warmed by a first round, profiled; the provider read directly beside them. */
+async function printStreamsProfile(profiled: Profiled) {
+  const n = Number(Deno.args[3] ?? 512);
+  const provider = streamProvider!;
+  await provider.setPace({ delayMs: 0, chunks: 5, chunkGapMs: 0 });
+  await executeTurn(s, await s.newSession());
+  const body = await provider.lastBody();
+  await provider.setPace(STREAM_PACE);
+  const service = serviceTarget(`service, ${store}`, s);
+  const floor = await streams(directTarget(provider.pid, provider.url, body), n);
+  await streams(service, Math.min(n, 128)); // warm-up
+  let level!: Awaited<ReturnType<typeof streams>>;
+  const cpuBefore = cpuMs(s.pid);
+  const nodes = await profiled(async () => {
+    level = await streams(service, n);
+  });
+  const cpu = cpuMs(s.pid) - cpuBefore;
+  console.log(
+    `\n${store}: ${n} streams, ${level.stallFree} stall-free, ${level.failed} failed; added per-frame p99 ${
+      level.addedGapP99.toFixed(1)
+    } ms (provider read directly: ${floor.addedGapP99.toFixed(1)} ms); first delta p50 ${
+      level.firstDeltaP50.toFixed(1)
+    } ms; service CPU ${(cpu / n).toFixed(2)} ms per stream (all threads)\n`,
+  );
+  if (nodes.length === 0) return;
+  console.log("| self % | area |\n|---:|---|");
+  for (const a of areaTimes(nodes)) console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);
+  console.log("\n| self % | function |\n|---:|---|");
+  for (const f of selfTimes(nodes).slice(0, top)) {
+    console.log(`| ${(f.share * 100).toFixed(1)} | \`${f.name}\` |`);
+  }
+  printBusyStretches(nodes);
+}
+
+/**
+ * The main thread's busy stretches (samples in a row that are not idle): how
+ * long they last, and in the long ones, the innermost frame of ours on the
+ * stack (or the collector, or the runtime with no frame of ours).
+ */
+function printBusyStretches(nodes: ProfileNode[]) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const ours = (id: number): string => {
+    const n = byId.get(id)!;
+    if (n.callFrame.functionName.startsWith("(")) return n.callFrame.functionName;
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      if (f.url.includes("/src/")) return frameName(f);
+    }
+    return "runtime, no frame of ours";
+  };
+  const stretches: { ms: number; ids: number[] }[] = [];
+  let current: { ms: number; ids: number[] } | null = null;
+  lastSamples.samples.forEach((id, i) => {
+    const idle = byId.get(id)!.callFrame.functionName === "(idle)";
+    if (idle) current = null;
+    else {
+      if (current === null) stretches.push(current = { ms: 0, ids: [] });
+      current.ms += (lastSamples.timeDeltas[i + 1] ?? 0) / 1000;
+      current.ids.push(id);
+    }
+  });
+  const lengths = stretches.map((x) => x.ms).sort((a, b) => a - b);
+  const busy = lengths.reduce((a, b) => a + b, 0);
+  const long = stretches.filter((x) => x.ms >= LONG_STRETCH_MS);
+  const inLong = long.reduce((a, x) => a + x.ms, 0);
+  console.log(
+    `\nBusy stretches of the main thread: ${stretches.length}, ${busy.toFixed(0)} ms in all, p50 ${
+      (lengths[Math.floor(lengths.length / 2)] ?? 0).toFixed(2)
+    } ms, p99 ${(lengths[Math.floor(lengths.length * 0.99)] ?? 0).toFixed(1)} ms, longest ${
+      (lengths.at(-1) ?? 0).toFixed(1)
+    } ms; ${long.length} of ${LONG_STRETCH_MS} ms or more hold ${inLong.toFixed(0)} ms\n`,
+  );
+  const within = new Map<string, number>();
+  for (const x of long) {
+    for (const id of x.ids) within.set(ours(id), (within.get(ours(id)) ?? 0) + 1);
+  }
+  const samples = [...within.values()].reduce((a, b) => a + b, 0);
+  console.log(`| share % of the long stretches | innermost frame of ours |\n|---:|---|`);
+  for (const [name, hits] of [...within].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`| ${(hits / samples * 100).toFixed(1)} | \`${name}\` |`);
   }
 }
 

@@ -6,7 +6,7 @@
  * can no longer move to another candidate.
  */
 import type { TurnStreamEvent } from "../core/turn_stream_events.ts";
-import { KEEP_ALIVE, KEEP_ALIVE_INTERVAL_MS, type KeepAlive, sseEncoder } from "../http/sse.ts";
+import { encodeEvent, KEEP_ALIVE_INTERVAL_MS, keepAliveFrame } from "../http/sse.ts";
 
 export interface TurnSink {
   readonly streaming: boolean;
@@ -33,9 +33,14 @@ export interface StreamSink extends TurnSink {
   readonly connected: boolean;
 }
 
-/** `onClose` runs once, when the stream ends or its reader goes away. */
+/**
+ * `onClose` runs once, when the stream ends or its reader goes away. Events
+ * are framed as they are emitted, into the body itself: no stream stage
+ * between the turn and the response, whose promises per frame would add up
+ * over hundreds of open streams.
+ */
 export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS, onClose = () => {}): StreamSink {
-  let controller!: ReadableStreamDefaultController<TurnStreamEvent | KeepAlive>;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
   let delivered = false;
   let lastWrite = Date.now();
@@ -47,7 +52,7 @@ export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS, onClose = () =>
     open = false;
     if (timer !== undefined) clearInterval(timer);
   };
-  const source = new ReadableStream<TurnStreamEvent | KeepAlive>({
+  const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
     },
@@ -55,10 +60,9 @@ export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS, onClose = () =>
       stop();
     },
   });
-  const write = (chunk: TurnStreamEvent | KeepAlive) => {
-    if (!open) return;
+  const write = (frame: Uint8Array) => {
     try {
-      controller.enqueue(chunk);
+      controller.enqueue(frame);
     } catch {
       stop();
     }
@@ -73,18 +77,18 @@ export function streamSink(keepAliveMs = KEEP_ALIVE_INTERVAL_MS, onClose = () =>
       return open;
     },
     started,
-    body: source.pipeThrough(sseEncoder()),
+    body,
     begin() {
       if (timer !== undefined || !open) return markStarted();
       timer = setInterval(() => {
-        if (Date.now() - lastWrite >= keepAliveMs - 5) write(KEEP_ALIVE);
+        if (Date.now() - lastWrite >= keepAliveMs - 5) { if (open) write(keepAliveFrame()); }
       }, Math.max(10, Math.floor(keepAliveMs / 3)));
       markStarted();
     },
     emit(event) {
       sink.begin();
       if (event.type !== "turn_end") delivered = true;
-      write(event);
+      if (open) write(encodeEvent(event));
       if (event.type === "turn_end" && open) {
         stop();
         try {

@@ -7,8 +7,9 @@
 import { ProviderError } from "./errors.ts";
 import { type ErrorDetailReader, errorFromStatus, redact } from "./error_summary.ts";
 import type { ProviderTarget } from "./types.ts";
-import { type SseEvent, sseEvents } from "./sse_parser.ts";
-import { ndjsonLines } from "./ndjson_parser.ts";
+import { type SseEvent, sseFramer } from "./sse_parser.ts";
+import { ndjsonFramer } from "./ndjson_parser.ts";
+import type { TextFramer } from "./text_framer.ts";
 
 const MAX_ERROR_BODY = 64 * 1024;
 const CLOSED = Symbol("closed");
@@ -94,12 +95,12 @@ export class ProviderCall {
 
   /** The body as server-sent events. */
   sse(response: Response): AsyncGenerator<SseEvent> {
-    return this.#iterate(response, sseEvents());
+    return this.#iterate(response, sseFramer());
   }
 
   /** The body as newline-delimited records. */
   ndjson(response: Response): AsyncGenerator<string> {
-    return this.#iterate(response, ndjsonLines());
+    return this.#iterate(response, ndjsonFramer());
   }
 
   /** Ends the call: clears the deadline and drops the connection if still open. */
@@ -111,29 +112,45 @@ export class ProviderCall {
     if (!this.#controller.signal.aborted) this.#controller.abort(CLOSED);
   }
 
-  async *#iterate<T>(response: Response, parser: TransformStream<string, T>): AsyncGenerator<T> {
+  /**
+   * The body's records as they arrive. The bytes are decoded and framed here,
+   * not through stream stages: with hundreds of streams open, each stage's
+   * per-chunk promises are most of what a frame costs. Where the body is a
+   * byte stream, one buffer of the call's own is read into again and again:
+   * a default reader is handed a fresh 64 KB buffer for every chunk, however
+   * small, which the collector then has to reclaim.
+   */
+  async *#iterate<T>(response: Response, framer: TextFramer<T>): AsyncGenerator<T> {
     if (response.body === null) return;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(parser)
-      .getReader();
+    const body = response.body;
+    const read = bodyReader(body);
+    const decoder = new TextDecoder();
+    const records: T[] = [];
     try {
       while (true) {
-        let step: ReadableStreamReadResult<T>;
+        let step: ReadableStreamReadResult<Uint8Array>;
         try {
-          step = await Promise.race([reader.read(), this.#stopped]);
+          step = await Promise.race([read.next(), this.#stopped]);
         } catch (error) {
           throw this.#translate(error, "lost the stream from");
         }
+        if (step.done) {
+          const rest = decoder.decode();
+          if (rest !== "") framer.push(rest, records);
+          framer.end(records);
+        } else framer.push(decoder.decode(step.value, { stream: true }), records);
+        // Taken one by one: a consumer that stops early leaves the rest unread.
+        while (records.length > 0) yield records.shift()!;
         if (step.done) return;
-        yield step.value;
       }
     } finally {
-      reader.cancel().catch(() => {});
+      read.cancel();
     }
   }
 
   async #readText(response: Response, limit: number): Promise<string> {
     let text = "";
-    for await (const chunk of this.#iterate(response, passThrough())) {
+    for await (const chunk of this.#iterate(response, passThrough)) {
       text += chunk;
       if (text.length >= limit) break;
     }
@@ -169,9 +186,45 @@ export class ProviderCall {
   }
 }
 
-function passThrough(): TransformStream<string, string> {
-  return new TransformStream<string, string>();
+/** Bytes read into this, reused from read to read, cover any provider's stream chunk. */
+const READ_BUFFER_BYTES = 16 * 1024;
+
+interface BodyReader {
+  next(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(): void;
 }
+
+/** A BYOB reader over one reused buffer where the body is a byte stream, else a default reader. */
+function bodyReader(body: ReadableStream<Uint8Array>): BodyReader {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream: read as it comes.
+  }
+  if (byob === null) {
+    const reader = body.getReader();
+    return { next: () => reader.read(), cancel: () => void reader.cancel().catch(() => {}) };
+  }
+  const reader = byob;
+  let buffer: ArrayBuffer = new ArrayBuffer(READ_BUFFER_BYTES);
+  return {
+    async next() {
+      const step = await reader.read(new Uint8Array(buffer));
+      // The buffer was handed over and comes back as the view's: read into it next time.
+      if (step.value !== undefined) buffer = step.value.buffer as ArrayBuffer;
+      return step.done
+        ? { done: true, value: undefined }
+        : { done: false, value: step.value as Uint8Array };
+    },
+    cancel: () => void reader.cancel().catch(() => {}),
+  };
+}
+
+const passThrough: TextFramer<string> = {
+  push: (text, out) => void out.push(text),
+  end() {},
+};
 
 /** Appends a path to a base URL, keeping the base's own path (e.g. `/v1`). */
 export function joinUrl(baseUrl: string, path: string): string {

@@ -3,27 +3,33 @@
  * one non-empty line out per record. Parsing the JSON is left to the adapter,
  * which knows what a malformed record means for its protocol.
  */
-export function ndjsonLines(): TransformStream<string, string> {
+import { framerStream, type TextFramer } from "./text_framer.ts";
+export function ndjsonFramer(): TextFramer<string> {
   let buffer = "";
-  const emit = (line: string, controller: TransformStreamDefaultController<string>) => {
+  const emit = (line: string, out: string[]) => {
     const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
-    if (trimmed.trim() !== "") controller.enqueue(trimmed);
+    if (trimmed.trim() !== "") out.push(trimmed);
   };
-  return new TransformStream<string, string>({
-    transform(chunk, controller) {
-      buffer += chunk;
+  return {
+    push(text, out) {
+      buffer += text;
       let newline = buffer.indexOf("\n");
       while (newline !== -1) {
-        emit(buffer.slice(0, newline), controller);
+        emit(buffer.slice(0, newline), out);
         buffer = buffer.slice(newline + 1);
         newline = buffer.indexOf("\n");
       }
     },
-    flush(controller) {
+    end(out) {
       // A last record without its newline is still passed on; if the stream was
       // cut inside it, it fails to parse and the adapter reports that.
-      emit(buffer, controller);
+      emit(buffer, out);
       buffer = "";
     },
-  });
+  };
+}
+
+/** `ndjsonFramer` as a stream transform. */
+export function ndjsonLines(): TransformStream<string, string> {
+  return framerStream(ndjsonFramer());
 }

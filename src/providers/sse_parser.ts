@@ -3,6 +3,7 @@
  * dispatched events out (WHATWG HTML "event stream interpretation"). It knows
  * nothing of any provider, so it is tested on strings alone.
  */
+import { framerStream, type TextFramer } from "./text_framer.ts";
 
 export interface SseEvent {
   /** The `event:` field; "message" when absent. */
@@ -40,22 +41,22 @@ function applyLine(line: string, pending: Pending): void {
  * a trailing event without one (a stream cut mid-event) is dropped, as the
  * standard says, so a cut is seen by its missing terminal event.
  */
-export function sseEvents(): TransformStream<string, SseEvent> {
+export function sseFramer(): TextFramer<SseEvent> {
   let buffer = "";
   let pending = fresh();
-  const dispatch = (controller: TransformStreamDefaultController<SseEvent>) => {
+  const dispatch = (out: SseEvent[]) => {
     if (pending.touched && pending.data.length > 0) {
       const event: SseEvent = {
         event: pending.event === "" ? "message" : pending.event,
         data: pending.data.join("\n"),
         ...(pending.id === undefined ? {} : { id: pending.id }),
       };
-      controller.enqueue(event);
+      out.push(event);
     }
     pending = fresh();
   };
   /** Handles every complete line; at the end of input a lone "\r" ends its line too. */
-  const consume = (controller: TransformStreamDefaultController<SseEvent>, final: boolean) => {
+  const consume = (out: SseEvent[], final: boolean) => {
     let start = 0;
     for (let i = 0; i < buffer.length; i++) {
       const c = buffer[i];
@@ -65,21 +66,26 @@ export function sseEvents(): TransformStream<string, SseEvent> {
       const line = buffer.slice(start, i);
       if (c === "\r" && buffer[i + 1] === "\n") i++;
       start = i + 1;
-      if (line === "") dispatch(controller);
+      if (line === "") dispatch(out);
       else applyLine(line, pending);
     }
     buffer = buffer.slice(start);
   };
-  return new TransformStream<string, SseEvent>({
-    transform(chunk, controller) {
-      buffer += chunk;
-      consume(controller, false);
+  return {
+    push(text, out) {
+      buffer += text;
+      consume(out, false);
     },
-    flush(controller) {
-      consume(controller, true);
+    end(out) {
+      consume(out, true);
       // Whatever is left never got its blank line: dropped, as the standard says.
       buffer = "";
       pending = fresh();
     },
-  });
+  };
+}
+
+/** `sseFramer` as a stream transform. */
+export function sseEvents(): TransformStream<string, SseEvent> {
+  return framerStream(sseFramer());
 }
