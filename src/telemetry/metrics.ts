@@ -4,8 +4,10 @@
  * apart). Label values are closed sets or operator configuration (route
  * templates, providers, catalog models, error codes, intents): never an id, a
  * prompt, a path or a secret, so cardinality stays bounded whatever clients send.
+ * The process's memory comes first, under prom-client's usual names.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { registerProcessMetrics } from "./process_metrics.ts";
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const MODEL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 180];
@@ -16,6 +18,7 @@ export type MetricFamilies = ReturnType<typeof metricFamilies>;
 
 export function metricFamilies() {
   const registry = new Registry();
+  registerProcessMetrics(registry);
   const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name, help, labelNames, registers });

@@ -24,6 +24,10 @@ const dashboard = JSON.parse(
 const exported = new Set(metricFamilies().registry.getMetricsAsArray().map((m) => m.name));
 const queries = dashboard.panels.flatMap((p) => p.targets ?? []);
 
+/** The service's own families, and the process's memory under prom-client's usual names. */
+const FAMILY_NAME = /\b(?:switchyard|process|nodejs)_[a-z_]+/g;
+const SELECTOR = /\b(?:switchyard|process|nodejs)_[a-z_]+\{[^}]*\}/g;
+
 /** The family a series name belongs to (`_bucket`, `_count` and `_sum` are a histogram's). */
 const familyOf = (series: string) => series.replace(/_(bucket|count|sum)$/, "");
 
@@ -31,7 +35,7 @@ describe("Grafana dashboard", () => {
   test("queries only metric families the service exports, and uses every one", () => {
     const used = new Set<string>();
     for (const { expr } of queries) {
-      const names = expr.match(/\bswitchyard_[a-z_]+/g) ?? [];
+      const names = expr.match(FAMILY_NAME) ?? [];
       assert.ok(names.length > 0, expr);
       for (const name of names) {
         assert.ok(exported.has(familyOf(name)), `${name} is not exported`);
@@ -46,7 +50,7 @@ describe("Grafana dashboard", () => {
       for (const [open, close] of [["(", ")"], ["{", "}"], ["[", "]"]]) {
         assert.equal(expr.split(open).length, expr.split(close).length, expr);
       }
-      for (const selector of expr.match(/switchyard_[a-z_]+\{[^}]*\}/g) ?? []) {
+      for (const selector of expr.match(SELECTOR) ?? []) {
         assert.ok(selector.includes('job=~"$job"'), selector);
       }
       assert.equal(datasource.uid, "${datasource}");

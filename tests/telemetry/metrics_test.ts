@@ -287,6 +287,21 @@ describe("GET /metrics", () => {
     assert.equal(delta(b, a, "switchyard_rate_limit_refusals_total", { limit: "other" }), 1);
   });
 
+  test("the process's memory is read at each scrape, without labels", async () => {
+    const { value, families } = await metrics();
+    const rss = value("process_resident_memory_bytes");
+    const used = value("nodejs_heap_size_used_bytes");
+    // More than the runtime's binary alone, less than this machine could hold.
+    assert.ok(rss > 10e6 && rss < 64e9, `resident ${rss}`);
+    // The heap's two figures are the engine's own: under Bun, JavaScriptCore's "used" may exceed
+    // its "total", so only their presence is checked.
+    assert.ok(used > 1e6 && value("nodejs_heap_size_total_bytes") > 1e6, `heap used ${used}`);
+    assert.ok(value("nodejs_external_memory_bytes") >= 0);
+    for (const name of ["process_resident_memory_bytes", "nodejs_heap_size_used_bytes"]) {
+      assert.deepEqual(families.get(name)!.metrics.map((m) => m.labels ?? {}), [{}]);
+    }
+  });
+
   test("no label carries a session id, a prompt, file content or a credential", async () => {
     const { text } = await metrics();
     assert.ok(sessions.length >= 5);
