@@ -42,6 +42,8 @@ export function runtimeArgs(file: string, runtimeFlags: readonly string[] = []):
 
 /** The V8 flags of `deno task start` (deno.json), so the benchmarks measure what users run. */
 const DENO_V8_FLAGS = "--v8-flags=--expose-gc,--max-semi-space-size=8";
+/** The glibc malloc settings of `deno task start` and the container image. */
+const DENO_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "65536", MALLOC_TRIM_THRESHOLD_: "131072" };
 
 /**
  * One bench user sends thousands of requests a second: far above the default
@@ -65,7 +67,14 @@ export function startService(
   delete base.ROUTER_CONFIG;
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...base, PORT: "0", ROUTER_STORAGE_PATH: "memory://", ...BENCH_RATE_LIMITS, ...env },
+    env: {
+      ...base,
+      ...(onBun ? {} : DENO_MALLOC_ENV),
+      PORT: "0",
+      ROUTER_STORAGE_PATH: "memory://",
+      ...BENCH_RATE_LIMITS,
+      ...env,
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   const stop = () =>
