@@ -114,6 +114,60 @@ for (const store of storesUnderTest(process.env)) {
       assert.ok(traced.every((t) => t.seq === 1));
     });
 
+    test("a batch answers each claim as alone: history, a supersede, a refusal, no records", async () => {
+      const claimer = executeClaimer(db);
+      const [first, told, paused, running, bare] = await Promise.all(
+        [1, 2, 3, 4, 5].map(() => newSession(db)),
+      );
+      const cache = new HistoryCache();
+      const earlier = claimed(await claimForExecute(db, turnClaim(told, "m1", cache)));
+      await db.query("UPDATE runs SET state = 'idle' WHERE id = $1", [earlier.run.id]);
+      const before = claimed(await claimForExecute(db, turnClaim(paused, "p")));
+      await db.query(
+        `UPDATE runs SET state = 'awaiting_client', pause = '{"kind":"approval"}' WHERE id = $1`,
+        [before.run.id],
+      );
+      const inFlight = claimed(await claimForExecute(db, turnClaim(running, "r")));
+      const [alone, ...batch] = await Promise.all([
+        claimer.claim(turnClaim(first, "alone")),
+        claimer.claim(turnClaim(told, "m2", cache)),
+        claimer.claim(turnClaim(paused, "p2")),
+        claimer.claim(turnClaim(running, "r2")),
+        claimer.claim({
+          sessionId: bare.id,
+          runId: uuidv7(),
+          turnId: uuidv7(),
+          instance: "i1",
+          now: T0,
+        }),
+      ]);
+      claimed(alone);
+      const [second, superseding, refused, plain] = batch;
+      const s = claimed(second);
+      assert.deepEqual(s.messageSeqs, [2]);
+      assert.deepEqual(s.reading?.history.map((m) => m.content), [{ plaintext: "m1" }]);
+      const sup = claimed(superseding);
+      assert.equal(sup.superseded?.id, before.run.id);
+      assert.equal(sup.superseded?.state, "awaiting_client");
+      assert.deepEqual(sup.messageSeqs, [2]);
+      assert.equal(refused.kind, "in_flight");
+      assert.equal(refused.kind === "in_flight" ? refused.run?.id : null, inFlight.run.id);
+      const p = claimed(plain);
+      assert.deepEqual(p.messageSeqs, []);
+      assert.equal(p.reading, undefined);
+      const xs = await writers(db, [s.run.id, sup.run.id, p.run.id]);
+      assert.equal(new Set(xs).size, 1);
+      const counters = await db.query<{ id: string; n: number }>(
+        "SELECT id, last_message_seq AS n FROM sessions WHERE id = ANY ($1::uuid[])",
+        [[told.id, paused.id, running.id, bare.id]],
+      );
+      const counter = (id: string) => counters.find((c) => c.id === id)!.n;
+      assert.deepEqual(
+        [counter(told.id), counter(paused.id), counter(running.id), counter(bare.id)],
+        [2, 2, 1, 0],
+      );
+    });
+
     test("two claims of one session in one batch: exactly one wins, the other is in flight", async () => {
       const claimer = executeClaimer(db);
       const first = await newSession(db);
