@@ -16,6 +16,14 @@ import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
 import { finishTurn, takeRecords } from "./turn_records.ts";
 import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
+import { startPacing } from "./start_pacing.ts";
+
+/**
+ * Streamed turns that may start in one round of the event loop, per process. At 512 streams
+ * opened at once, 16 halved the added per-frame p99 on PGlite and brought the first delta
+ * sooner; a lone turn never waits.
+ */
+const STREAM_STARTS = startPacing(16);
 
 export interface ClaimedTurn {
   deps: EngineDeps;
@@ -114,6 +122,7 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     }
     return jsonResponse(envelopeOf(result, turn.turnId));
   }
+  await STREAM_STARTS.enter();
   const streamClosed = turn.deps.telemetry.streamOpened();
   const sink = streamSink(KEEP_ALIVE_INTERVAL_MS, streamClosed);
   let settled: TurnResult | null = null;
