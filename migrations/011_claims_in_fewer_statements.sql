@@ -143,19 +143,25 @@ END
 $$;
 
 -- Claims of many sessions in one transaction (an instance's claims that
--- arrive while its previous one is in flight, run_admission.ts): each answered
--- as `switchyard_claim_execute` answers it, in the request's order. They are
--- taken in session id order, as the group write takes its sessions, so two
--- batches, or a batch and a write, wait for each other, never in a cycle. Two
--- claims of one session are taken in the request's order: the second finds the
--- first's run in flight. A claim that fails fails the batch; the caller then
--- claims one by one.
+-- arrive while its previous one is in flight, run_admission.ts), each answered
+-- as `switchyard_claim_execute` answers it, in the request's order. Every
+-- session's row is locked first, in id order, and only then any run, as the
+-- group write locks its sessions before its runs: a batch and a write, or two
+-- batches, wait for each other, never in a cycle (a batch that held one
+-- session's run while it waited for the next session could meet a write that
+-- holds that session and moves the run). Two claims of one session are taken
+-- in the request's order: the second finds the first's run in flight. A claim
+-- that fails fails the batch; the caller then claims one by one.
 CREATE FUNCTION switchyard_claim_executes(cs jsonb) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
   answers json[] := '{}';
   k integer;
 BEGIN
+  PERFORM 1 FROM sessions
+  WHERE id IN (SELECT (t.c ->> 'session_id')::uuid FROM jsonb_array_elements(cs) AS t (c))
+  ORDER BY id
+  FOR NO KEY UPDATE;
   FOR k IN SELECT t.i FROM jsonb_array_elements(cs) WITH ORDINALITY AS t (c, i)
            ORDER BY (t.c ->> 'session_id')::uuid, t.i
   LOOP

@@ -233,6 +233,43 @@ for (const store of storesUnderTest(process.env)) {
       assert.deepEqual(three.reading?.history.map((m) => m.content), [{ plaintext: "one" }]);
     });
 
+    if (store.name === "PostgreSQL") {
+      test(
+        "a batch locks its sessions before any run: a write holding one of them and moving another's run does not deadlock it",
+        async () => {
+          const claimer = executeClaimer(db);
+          const other = await opened.reopen!();
+          const [lone, s1, s2] = (await Promise.all([1, 2, 3].map(() => newSession(db))))
+            .sort((a, b) => a.id < b.id ? -1 : 1);
+          const running = claimed(await claimForExecute(db, turnClaim(s1, "in flight")));
+          let holding!: () => void;
+          const held = new Promise<void>((resolve) => holding = resolve);
+          let release!: () => void;
+          const gate = new Promise<void>((resolve) => release = resolve);
+          // As a group write does: the session of its records first, then a run it moves.
+          const write = other.transaction(async (tx) => {
+            await tx.query("UPDATE sessions SET title = title WHERE id = $1", [s2.id]);
+            holding();
+            await gate;
+            await tx.query("UPDATE runs SET state = 'idle' WHERE id = $1", [running.run.id]);
+          });
+          await held;
+          const claims = Promise.all([
+            claimer.claim(turnClaim(lone, "alone")),
+            claimer.claim(turnClaim(s1, "next")),
+            claimer.claim(turnClaim(s2, "first")),
+          ]);
+          // The batch of s1 and s2 is waiting for s2's row by now.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          release();
+          await write;
+          const [, next, first] = await claims;
+          assert.equal(claimed(next).run.session_id, s1.id);
+          assert.equal(claimed(first).run.session_id, s2.id);
+        },
+      );
+    }
+
     test("a claim on a session that is not there fails as the session's key did", async () => {
       const session = await newSession(db);
       await assert.rejects(
