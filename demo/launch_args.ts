@@ -20,6 +20,12 @@ export const SERVICE_ARGS: readonly string[] = onBun ? ["src/runtime/bun.ts"] : 
   "src/runtime/deno.ts",
 ];
 
+/** The allocator settings the start task gives the service (glibc reads them at exec). */
+export const SERVICE_ENV: Readonly<Record<string, string>> = onBun ? {} : {
+  MALLOC_MMAP_THRESHOLD_: "65536",
+  MALLOC_TRIM_THRESHOLD_: "131072",
+};
+
 export const PROVIDER_ARGS: readonly string[] = onBun
   ? ["demo/provider/main.ts"]
   : ["run", "--allow-net", "--allow-read", "--allow-env", "demo/provider/main.ts"];

@@ -20,7 +20,7 @@ import { banner, PREVIEW_PROMPT } from "./banner.ts";
 import { type Child, startChild } from "./child_process.ts";
 import { DEMO_CONFIG, DEMO_POLICY, readDemoConfig, withProviderUrl } from "./demo_config.ts";
 import { demoUser } from "./demo_user.ts";
-import { childEnv, cliCommand, PROVIDER_ARGS, SERVICE_ARGS } from "./launch_args.ts";
+import { childEnv, cliCommand, PROVIDER_ARGS, SERVICE_ARGS, SERVICE_ENV } from "./launch_args.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -61,7 +61,7 @@ async function startUp(options: Options, children: Child[], stopping: () => bool
     configFile = join(dir, "switchyard.toml");
     await writeFile(configFile, withProviderUrl(config, providerUrl));
   }
-  const serviceEnv = { ...env };
+  const serviceEnv = { ...env, ...SERVICE_ENV };
   if (options.dir !== undefined) serviceEnv.ROUTER_STORAGE_PATH = join(dir, "data");
   if (options.port !== undefined) serviceEnv.ROUTER_PORT = options.port;
   if (stopping()) return;

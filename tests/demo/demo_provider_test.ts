@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { intentOf, replyTo } from "../../demo/provider/answers.ts";
 import { type RunningProvider, startProvider } from "../../demo/provider/server.ts";
 import { DEMO_CONFIG, DEMO_PROVIDER, readDemoConfig } from "../../demo/demo_config.ts";
-import { SERVICE_ARGS } from "../../demo/launch_args.ts";
+import { SERVICE_ARGS, SERVICE_ENV } from "../../demo/launch_args.ts";
 import { loadConfig } from "../../src/config.ts";
 import { registryFromConfig } from "../../src/main.ts";
 import { ProviderError } from "../../src/providers/errors.ts";
@@ -264,7 +264,8 @@ describe("demo launcher", () => {
     if (SERVICE_ARGS[0] === "run") {
       const start: string = (await read("deno.json")).tasks.start.split("&&")
         .at(-1).trim();
-      assert.equal(`deno ${SERVICE_ARGS.join(" ")}`, start);
+      const env = Object.entries(SERVICE_ENV).map(([name, value]) => `${name}=${value} `).join("");
+      assert.equal(`${env}deno ${SERVICE_ARGS.join(" ")}`, start);
     } else {
       assert.equal(
         `bun ${SERVICE_ARGS.join(" ")}`,
