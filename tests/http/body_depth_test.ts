@@ -6,11 +6,11 @@
  * so a new one must say what it does with a deep one.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { tooDeep } from "../../src/http/body.ts";
 import { MAX_BODY_DEPTH, nestsDeeperThan } from "../../src/http/json_depth.ts";
 import { ROUTES } from "../../src/http/routes.ts";
-import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
+import { appWithSession, call, signUp } from "../support/app.ts";
 
 /** `n` arrays inside one another. */
 const nested = (n: number) => "[".repeat(n) + "]".repeat(n);
@@ -81,24 +81,11 @@ function bodyOfDepth(template: string, depth: number): string {
 }
 
 describe("request bodies nested too deeply", () => {
-  let app: TestApp;
-  let alice: Account;
-  let sessionId: string;
+  const suite = appWithSession("deep");
 
-  before(async () => {
-    app = await createTestApp();
-    alice = await signUp(app);
-    const created = await call(app, "POST", "/api/v1/sessions", {
-      token: alice.token,
-      body: { title: "deep" },
-    });
-    sessionId = created.body.session.id;
-  });
-  after(() => app.close());
-
-  const send = (route: string, raw: string, account = alice) => {
+  const send = (route: string, raw: string, account = suite.alice) => {
     const [method, path] = route.split(" ");
-    return call(app, method, path.replace(":session_id", sessionId), {
+    return call(suite.app, method, path.replace(":session_id", suite.sessionId), {
       token: account.token,
       rawBody: raw,
       headers: { "content-type": "application/json" },
@@ -136,7 +123,7 @@ describe("request bodies nested too deeply", () => {
     } else {
       test(`${route} ignores its body, however deep`, async () => {
         // An account of its own: signing out revokes the token.
-        const r = await send(route, nested(10_000), await signUp(app));
+        const r = await send(route, nested(10_000), await signUp(suite.app));
         assert.ok(r.status < 500, `${r.status} ${JSON.stringify(r.body)}`);
         assert.notDeepEqual(r.body, refused);
       });

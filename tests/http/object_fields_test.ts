@@ -7,10 +7,10 @@
  * naming its path. The table covers every route that takes a JSON body.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { ROUTES } from "../../src/http/routes.ts";
 import { formatPath } from "../../src/http/validation.ts";
-import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
+import { appWithSession, call, signUp } from "../support/app.ts";
 
 const envelope = {
   version: 1,
@@ -92,24 +92,14 @@ function withArrayAt(body: unknown, path: (string | number)[]): unknown {
 }
 
 describe("an array where a request body has an object", () => {
-  let app: TestApp;
-  let alice: Account;
-  let sessionId: string;
-
-  before(async () => {
-    app = await createTestApp();
-    alice = await signUp(app);
-    const created = await call(app, "POST", "/api/v1/sessions", {
-      token: alice.token,
-      body: { title: "shapes" },
-    });
-    sessionId = created.body.session.id;
-  });
-  after(() => app.close());
+  const suite = appWithSession("shapes");
 
   const send = (route: string, body: unknown) => {
     const [method, path] = route.split(" ");
-    return call(app, method, path.replace(":session_id", sessionId), { token: alice.token, body });
+    return call(suite.app, method, path.replace(":session_id", suite.sessionId), {
+      token: suite.alice.token,
+      body,
+    });
   };
 
   test("the table names every route that can carry a body", () => {

@@ -1,3 +1,4 @@
+import { after, before } from "node:test";
 import { type Config, loadConfig, type ProviderSettings } from "../../src/config.ts";
 import type { ModelDescriptor } from "../../src/core/model.ts";
 import type { Deps } from "../../src/http/context.ts";
@@ -160,4 +161,20 @@ export async function signUp(app: Pick<TestApp, "handler">): Promise<Account> {
     headers: { "x-router-api-key": boot.body.api_key },
   });
   return { userId: boot.body.user_id, apiKey: boot.body.api_key, token: signIn.body.token };
+}
+
+/** A suite's app with one signed-up user and one session: made before the suite, closed after. */
+export function appWithSession(title: string): { app: TestApp; alice: Account; sessionId: string } {
+  const suite = {} as { app: TestApp; alice: Account; sessionId: string };
+  before(async () => {
+    suite.app = await createTestApp();
+    suite.alice = await signUp(suite.app);
+    const created = await call(suite.app, "POST", "/api/v1/sessions", {
+      token: suite.alice.token,
+      body: { title },
+    });
+    suite.sessionId = created.body.session.id;
+  });
+  after(() => suite.app.close());
+  return suite;
 }
