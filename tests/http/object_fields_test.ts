@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ROUTES } from "../../src/http/routes.ts";
 import { formatPath } from "../../src/http/validation.ts";
-import { appWithSession, call, signUp } from "../support/app.ts";
+import { appWithSession, call } from "../support/app.ts";
 
 const envelope = {
   version: 1,
