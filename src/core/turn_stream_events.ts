@@ -14,7 +14,29 @@ export type TurnStreamEvent =
   | ({ type: "usage" } & TurnUsage)
   | ({ type: "turn_end" } & TurnEnvelope);
 
-export const textDelta = (delta: string): TurnStreamEvent => ({ type: "text_delta", delta });
+/**
+ * The progress of a turn of one model call, as the compatible surfaces frame
+ * it (OpenAI chunks, Anthropic events); never part of the native stream.
+ * Text arrives as `text_delta`.
+ */
+export type ModelCallEvent =
+  | { type: "call_started"; provider: string; model: string; input_tokens: number }
+  | {
+    type: "call_tool";
+    /** The call's position among the reply's calls, from 0. */
+    index: number;
+    call_id: string;
+    name: string;
+    arguments: Record<string, unknown>;
+  };
+
+/** Every event a turn emits; each surface frames those its stream has a place for. */
+export type TurnEvent = TurnStreamEvent | ModelCallEvent;
+
+export const textDelta = (delta: string): Extract<TurnStreamEvent, { type: "text_delta" }> => ({
+  type: "text_delta",
+  delta,
+});
 
 export const reasoningDelta = (delta: string): TurnStreamEvent => ({
   type: "reasoning_delta",

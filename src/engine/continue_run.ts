@@ -77,6 +77,7 @@ async function supersedeRun(
     turnId,
     seq: taken.run.supersede_seq,
     stream: call.stream,
+    surface: call.surface,
     async run(live) {
       const t: TurnContext = { ...base, ...live };
       if (value.type !== "inject") return await idleTurn(t);
@@ -137,6 +138,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     turnId,
     seq: run.supersede_seq,
     stream: call.stream,
+    surface: call.surface,
     async run(live) {
       const t: TurnContext = { ...base, ...live };
       return next === "idle" ? await idleTurn(t) : await runTurns(t);

@@ -5,7 +5,7 @@
  * the instance's turn watcher relies on its batched 250 ms poll of
  * `supersede_seq`, which alone keeps cross-instance supersedes within a second.
  */
-import type { Deps } from "../http/context.ts";
+import type { Deps } from "../deps.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import { turnWriter } from "../store/turn_writer.ts";
 import { executeClaimer } from "../store/run_admission.ts";

@@ -32,7 +32,8 @@ export interface ModelReply {
 export type ReplyEvent =
   | { type: "text"; delta: string }
   | { type: "reasoning"; delta: string }
-  | { type: "tool_started"; call_id: string; name: string };
+  | { type: "tool_started"; call_id: string; name: string }
+  | { type: "tool_complete"; call: ToolCall; index: number };
 
 export interface ModelCall {
   entry: ProviderEntry;
@@ -103,8 +104,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         case "tool_call_started":
           c.onEvent({ type: "tool_started", call_id: idOf(event.index), name: event.name });
           break;
-        case "tool_call_complete":
-          reply.toolCalls.push({
+        case "tool_call_complete": {
+          const call: ToolCall = {
             callId: idOf(event.index),
             // Kept with the call (and sealed with it in an encrypted run) for the way back.
             ...(event.callId === undefined
@@ -113,8 +114,11 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
             name: event.name,
             arguments: event.arguments,
             ...(event.signature === undefined ? {} : { signature: event.signature }),
-          });
+          };
+          reply.toolCalls.push(call);
+          c.onEvent({ type: "tool_complete", call, index: reply.toolCalls.length - 1 });
           break;
+        }
         case "usage":
           reply.usage = { ...reply.usage, ...event.usage };
           break;

@@ -6,16 +6,18 @@
  * client stays connected.
  */
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
-import { errorEnvelope, idleEnvelope, type TurnEnvelope } from "../core/turn_envelope.ts";
-import { turnEnd } from "../core/turn_stream_events.ts";
-import { jsonResponse } from "../http/error_response.ts";
-import { KEEP_ALIVE_INTERVAL_MS, SSE_HEADERS } from "../http/sse.ts";
 import { recoverRun } from "../store/runs.ts";
 import { hasRecords, noRecords } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
 import { finishTurn, takeRecords } from "./turn_records.ts";
-import { BUFFERED_SINK, streamSink, type TurnSink } from "./turn_sink.ts";
+import {
+  BUFFERED_SINK,
+  KEEP_ALIVE_INTERVAL_MS,
+  type StreamFraming,
+  streamSink,
+  type TurnSink,
+} from "./turn_sink.ts";
 import { startPacing } from "./start_pacing.ts";
 
 /**
@@ -25,6 +27,18 @@ import { startPacing } from "./start_pacing.ts";
  */
 const STREAM_STARTS = startPacing(16);
 
+/**
+ * The API a turn was asked through: how its answer is written. The engine
+ * runs the same turn for every surface; only this differs.
+ */
+export interface TurnSurface {
+  /** The response of a buffered turn that did not fail (a failure is thrown as a ServiceError). */
+  answer(result: TurnResult, turnId: string): Response;
+  /** A fresh framing for one streamed turn, and its closing bytes once the turn has a result. */
+  framing(): StreamFraming & { last(result: TurnResult, turnId: string): Uint8Array };
+  readonly streamHeaders: Readonly<Record<string, string>>;
+}
+
 export interface ClaimedTurn {
   deps: EngineDeps;
   runId: string;
@@ -32,21 +46,18 @@ export interface ClaimedTurn {
   /** `supersede_seq` as the claim left it. */
   seq: number;
   stream: boolean;
+  surface: TurnSurface;
   run(live: TurnLive): Promise<TurnResult>;
 }
 
 function outcomeOf(result: TurnResult): string {
   return result.kind === "envelope"
     ? result.envelope.status
+    : result.kind === "answer"
+    ? "completed"
     : result.kind === "failure"
     ? "failed"
     : "superseded";
-}
-
-function envelopeOf(result: TurnResult, turnId: string): TurnEnvelope {
-  if (result.kind === "envelope") return result.envelope;
-  if (result.kind === "failure") return errorEnvelope(result.failure);
-  return idleEnvelope(turnId);
 }
 
 /**
@@ -120,11 +131,12 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
       await recover(turn);
       throw new ServiceError(result.failure);
     }
-    return jsonResponse(envelopeOf(result, turn.turnId));
+    return turn.surface.answer(result, turn.turnId);
   }
   await STREAM_STARTS.enter();
   const streamClosed = turn.deps.telemetry.streamOpened();
-  const sink = streamSink(KEEP_ALIVE_INTERVAL_MS, streamClosed);
+  const framing = turn.surface.framing();
+  const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, streamClosed);
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([sink.started, done]);
@@ -134,8 +146,8 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
   }
   done.then(async (result) => {
-    sink.emit(turnEnd(envelopeOf(result, turn.turnId)));
+    sink.end(framing.last(result, turn.turnId));
     if (result.kind === "failure") await recover(turn);
   });
-  return new Response(sink.body, { status: 200, headers: SSE_HEADERS });
+  return new Response(sink.body, { status: 200, headers: turn.surface.streamHeaders });
 }

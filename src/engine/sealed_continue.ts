@@ -69,6 +69,7 @@ export async function continueSealed(
     turnId,
     seq: run.supersede_seq,
     stream: call.stream,
+    surface: call.surface,
     async run(live) {
       await storeSealed(deps.db, session.id, checked.sealed, deps.now());
       if (checked.type === "decrypted") return await runTurns({ ...base!, ...live });
@@ -176,6 +177,7 @@ export async function supersedeSealed(
     turnId,
     seq: taken.run.supersede_seq,
     stream: call.stream,
+    surface: call.surface,
     async run(live) {
       if (checked.type === "break") {
         return handoff?.partial ? await encryptStep(st, "idle") : await idleTurn(st);

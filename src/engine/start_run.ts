@@ -13,7 +13,7 @@ import { parseCredentialHeaders } from "../providers/credentials.ts";
 import { catalogForRequest } from "../providers/request_catalog.ts";
 import type { RunRow } from "../store/runs.ts";
 import type { SessionRow } from "../store/sessions.ts";
-import { respondWithTurn } from "./respond.ts";
+import { respondWithTurn, type TurnSurface } from "./respond.ts";
 import { newRunInput, type RunInput } from "./run_input.ts";
 import { recordTrace, type SealScope, sealScope } from "./seal_scope.ts";
 import { newSealedState } from "./sealed_run.ts";
@@ -29,10 +29,8 @@ export interface TurnCall {
   session: SessionRow;
   headers: Headers;
   stream: boolean;
-}
-
-export function wantsStream(headers: Headers): boolean {
-  return (headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+  /** The API the turn was asked through: how its answer is written. */
+  surface: TurnSurface;
 }
 
 /** Records the pending tool calls of a superseded pause as cancelled. */
@@ -130,6 +128,7 @@ export async function startRun(
     turnId,
     seq: claim.run.supersede_seq,
     stream: call.stream,
+    surface: call.surface,
     async run(live) {
       const t: TurnContext = { ...base, ...live, ...(reading === undefined ? {} : { reading }) };
       if (seal === null) return await runTurns(t);

@@ -7,8 +7,9 @@ import type { Failure } from "../core/errors.ts";
 import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 import type { TurnRecords } from "../store/turn_writes.ts";
 import type { TurnEnvelope } from "../core/turn_envelope.ts";
-import type { Deps } from "../http/context.ts";
+import type { Deps } from "../deps.ts";
 import type { ProviderCredentials } from "../providers/credentials.ts";
+import type { StopReason } from "../providers/types.ts";
 import type { RequestCatalog } from "../providers/request_catalog.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
@@ -67,8 +68,23 @@ export interface TurnLive {
 
 export type TurnContext = TurnBase & TurnLive;
 
+/**
+ * The reply of a turn of one model call, as the model gave it (a compatible
+ * surface's request): the surface writes it in its own shape.
+ */
+export interface ModelAnswer {
+  provider: string;
+  model: string;
+  text: string;
+  toolCalls: { callId: string; name: string; arguments: Record<string, unknown> }[];
+  stopReason: StopReason | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
 export type TurnResult =
   | { kind: "envelope"; envelope: TurnEnvelope }
+  | { kind: "answer"; answer: ModelAnswer }
   /** A terminal failure: the run is in `error`. */
   | { kind: "failure"; failure: Failure }
   /**

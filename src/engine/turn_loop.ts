@@ -102,7 +102,9 @@ async function invoke(
       probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
       else if (e.type === "reasoning") t.sink.emit(reasoningDelta(e.delta));
-      else if (isClientBound(e.name, mediation)) t.sink.emit(toolCallStarted(e.call_id, e.name));
+      else if (e.type === "tool_started" && isClientBound(e.name, mediation)) {
+        t.sink.emit(toolCallStarted(e.call_id, e.name));
+      }
     },
   }).catch((error) => {
     if (error instanceof ProviderError) probe.fail(error.category, error.code);

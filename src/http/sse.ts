@@ -5,8 +5,9 @@
  * after every `KEEP_ALIVE_INTERVAL_MS` of silence.
  */
 import type { TurnStreamEvent } from "../core/turn_stream_events.ts";
+import { KEEP_ALIVE_INTERVAL_MS } from "../engine/turn_sink.ts";
 
-export const KEEP_ALIVE_INTERVAL_MS = 15_000;
+export { KEEP_ALIVE_INTERVAL_MS };
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream; charset=utf-8",

@@ -2,7 +2,7 @@
 import { ServiceError } from "../../core/errors.ts";
 import { continueRun } from "../../engine/continue_run.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";
-import { wantsStream } from "../../engine/start_run.ts";
+import { NATIVE_SURFACE, wantsStream } from "../native_surface.ts";
 import { readJsonObject } from "../body.ts";
 import { parseContinueRequest } from "../continue_request.ts";
 import type { Endpoint } from "../context.ts";
@@ -22,6 +22,7 @@ export const continueEndpoint: Endpoint = {
       session,
       headers: ctx.request.headers,
       stream: wantsStream(ctx.request.headers),
+      surface: NATIVE_SURFACE,
     }, continuation.value);
   },
 };

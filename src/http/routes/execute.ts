@@ -3,7 +3,8 @@ import { type } from "../ark.ts";
 import { ServiceError } from "../../core/errors.ts";
 import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";
-import { startRun, wantsStream } from "../../engine/start_run.ts";
+import { startRun } from "../../engine/start_run.ts";
+import { NATIVE_SURFACE, wantsStream } from "../native_surface.ts";
 import { readJsonObject } from "../body.ts";
 import type { Endpoint } from "../context.ts";
 import { Envelope } from "../continue_request.ts";
@@ -50,6 +51,7 @@ export const executeEndpoint: Endpoint = {
         session,
         headers: ctx.request.headers,
         stream: wantsStream(ctx.request.headers),
+        surface: NATIVE_SURFACE,
       },
       request.value,
       ciphertext,
