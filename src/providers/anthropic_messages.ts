@@ -5,6 +5,7 @@
  */
 import { ProviderError } from "./errors.ts";
 import { ProviderCall } from "./http_call.ts";
+import { refuseUnsupported } from "./request_support.ts";
 import { anthropicHeaders, anthropicMessagesBody } from "./anthropic_messages_request.ts";
 import { anthropicErrorDetail, MessageAssembly } from "./anthropic_message_assembly.ts";
 import type { CompletionRequest, ProviderAdapter, ProviderEvent, ProviderTarget } from "./types.ts";
@@ -28,6 +29,7 @@ async function* invoke(
   target: ProviderTarget,
   request: CompletionRequest,
 ): AsyncGenerator<ProviderEvent> {
+  refuseUnsupported("anthropic", request, target.provider);
   const call = new ProviderCall(target, request.signal);
   try {
     const headers = anthropicHeaders(target.apiKey);

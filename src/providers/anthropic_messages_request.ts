@@ -3,7 +3,15 @@
  * preamble is the top-level `system`; tool results travel as `tool_result`
  * blocks in a user message; effort becomes an extended-thinking budget.
  */
-import type { AssistantMessage, ChatMessage, CompletionRequest, Effort } from "./types.ts";
+import { wireImages } from "./image_parts.ts";
+import type {
+  AssistantMessage,
+  ChatMessage,
+  CompletionRequest,
+  Effort,
+  ToolChoice,
+  UserMessage,
+} from "./types.ts";
 import { wireCallIds } from "./wire_call_ids.ts";
 
 type IdOf = (callId: string) => string;
@@ -42,6 +50,27 @@ function assistantContent(message: AssistantMessage, idOf: IdOf): unknown {
   return blocks;
 }
 
+/** Plain text stays a string; images make blocks, after the text as the client wrote them. */
+function userContent(message: UserMessage): unknown {
+  const images = wireImages(message.images);
+  if (images.length === 0) return message.content;
+  const blocks: Record<string, unknown>[] = [];
+  // The API refuses empty text blocks.
+  if (message.content !== "") blocks.push({ type: "text", text: message.content });
+  for (const image of images) {
+    const source = image.kind === "url"
+      ? { type: "url", url: image.url }
+      : { type: "base64", media_type: image.image.mediaType, data: image.image.data };
+    blocks.push({ type: "image", source });
+  }
+  return blocks;
+}
+
+function wireToolChoice(choice: ToolChoice): Record<string, unknown> {
+  if (typeof choice !== "string") return { type: "tool", name: choice.name };
+  return { type: choice === "required" ? "any" : choice };
+}
+
 function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   let results: Record<string, unknown>[] | undefined;
@@ -62,10 +91,21 @@ function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<stri
       continue;
     }
     results = undefined;
-    if (message.role === "user") out.push({ role: "user", content: message.content });
+    if (message.role === "user") out.push({ role: "user", content: userContent(message) });
     else out.push({ role: "assistant", content: assistantContent(message, idOf) });
   }
   return out;
+}
+
+/**
+ * The extended-thinking budget the request gets, if any: it must stay below
+ * max_tokens, and too small a window means no thinking.
+ */
+export function anthropicThinkingBudget(request: CompletionRequest): number | undefined {
+  if (!request.effort) return undefined;
+  const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const budget = Math.min(THINKING_BUDGET[request.effort], maxTokens - 1);
+  return budget >= MIN_THINKING_BUDGET ? budget : undefined;
 }
 
 /** `provider` is the instance called: its own `tool_use` ids go back to it. */
@@ -83,12 +123,15 @@ export function anthropicMessagesBody(
       description: tool.description,
       input_schema: tool.parameters,
     }));
+    if (request.toolChoice !== undefined) body.tool_choice = wireToolChoice(request.toolChoice);
   }
-  if (request.effort) {
-    // The budget must stay below max_tokens; too small a window means no thinking.
-    const budget = Math.min(THINKING_BUDGET[request.effort], maxTokens - 1);
-    if (budget >= MIN_THINKING_BUDGET) body.thinking = { type: "enabled", budget_tokens: budget };
-  }
+  const budget = anthropicThinkingBudget(request);
+  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
+  // Seed and response format have no equivalent here (request_support.ts refuses them).
+  const sampling = request.sampling ?? {};
+  if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+  if (sampling.stop && sampling.stop.length > 0) body.stop_sequences = sampling.stop;
   body.stream = request.stream;
   return body;
 }

@@ -7,6 +7,7 @@
 import { ProviderError } from "./errors.ts";
 import { type ErrorDetail, streamedError } from "./error_summary.ts";
 import { ProviderCall } from "./http_call.ts";
+import { refuseUnsupported } from "./request_support.ts";
 import { geminiBody, geminiHeaders, geminiPath } from "./gemini_request.ts";
 import type {
   CompletionRequest,
@@ -139,6 +140,7 @@ async function* invoke(
   target: ProviderTarget,
   request: CompletionRequest,
 ): AsyncGenerator<ProviderEvent> {
+  refuseUnsupported("gemini", request, target.provider);
   const call = new ProviderCall(target, request.signal);
   try {
     const body = geminiBody(target.provider, request);

@@ -4,7 +4,15 @@
  * function declarations with JSON Schema, effort as a thinking budget.
  */
 import { ProviderError } from "./errors.ts";
-import type { ChatMessage, CompletionRequest, Effort } from "./types.ts";
+import { wireImages } from "./image_parts.ts";
+import type {
+  ChatMessage,
+  CompletionRequest,
+  Effort,
+  SamplingOptions,
+  ToolChoice,
+  UserMessage,
+} from "./types.ts";
 import { wireCallIds } from "./wire_call_ids.ts";
 
 /** Budgets within every 2.5 model's accepted range (flash tops out at 24576). */
@@ -45,6 +53,40 @@ function geminiIds(messages: readonly ChatMessage[], provider: string) {
   };
 }
 
+/** Text then inline images; a URL image is refused before (request_support.ts). */
+function userParts(message: UserMessage): Record<string, unknown>[] {
+  const images = wireImages(message.images);
+  if (images.length === 0) return [{ text: message.content }];
+  const parts: Record<string, unknown>[] = [];
+  if (message.content !== "") parts.push({ text: message.content });
+  for (const image of images) {
+    if (image.kind !== "inline") continue;
+    parts.push({ inlineData: { mimeType: image.image.mediaType, data: image.image.data } });
+  }
+  return parts;
+}
+
+function functionCallingConfig(choice: ToolChoice): Record<string, unknown> {
+  if (typeof choice !== "string") return { mode: "ANY", allowedFunctionNames: [choice.name] };
+  return { mode: choice === "required" ? "ANY" : choice === "none" ? "NONE" : "AUTO" };
+}
+
+/**
+ * Sampling into generationConfig. A JSON schema goes as `responseJsonSchema`
+ * (plain JSON Schema, as tools' `parametersJsonSchema`), not `responseSchema`,
+ * whose OpenAPI subset would reject much of what clients write.
+ */
+function addSampling(config: Record<string, unknown>, sampling: SamplingOptions): void {
+  if (sampling.temperature !== undefined) config.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) config.topP = sampling.topP;
+  if (sampling.stop && sampling.stop.length > 0) config.stopSequences = sampling.stop;
+  if (sampling.seed !== undefined) config.seed = sampling.seed;
+  const format = sampling.responseFormat;
+  if (format === undefined || format.type === "text") return;
+  config.responseMimeType = "application/json";
+  if (format.type === "json_schema") config.responseJsonSchema = format.schema;
+}
+
 function wireContents(provider: string, messages: readonly ChatMessage[]): unknown[] {
   const names = callNames(messages);
   const idOf = geminiIds(messages, provider);
@@ -71,7 +113,7 @@ function wireContents(provider: string, messages: readonly ChatMessage[]): unkno
     }
     results = undefined;
     if (message.role === "user") {
-      out.push({ role: "user", parts: [{ text: message.content }] });
+      out.push({ role: "user", parts: userParts(message) });
       continue;
     }
     const parts: Record<string, unknown>[] = [];
@@ -99,6 +141,9 @@ export function geminiBody(provider: string, request: CompletionRequest): Record
         parametersJsonSchema: tool.parameters,
       })),
     }];
+    if (request.toolChoice !== undefined) {
+      body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice) };
+    }
   }
   const config: Record<string, unknown> = {};
   if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
@@ -108,6 +153,7 @@ export function geminiBody(provider: string, request: CompletionRequest): Record
       includeThoughts: true,
     };
   }
+  if (request.sampling) addSampling(config, request.sampling);
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
 }

@@ -6,6 +6,7 @@
 import { ProviderError } from "./errors.ts";
 import { type ErrorDetail, streamedError } from "./error_summary.ts";
 import { ProviderCall } from "./http_call.ts";
+import { refuseUnsupported } from "./request_support.ts";
 import { ollamaBody } from "./ollama_request.ts";
 import type {
   CompletionRequest,
@@ -80,6 +81,7 @@ async function* invoke(
   target: ProviderTarget,
   request: CompletionRequest,
 ): AsyncGenerator<ProviderEvent> {
+  refuseUnsupported("ollama", request, target.provider);
   const call = new ProviderCall(target, request.signal);
   const provider = target.provider;
   try {

@@ -7,6 +7,7 @@
 import { ProviderError } from "./errors.ts";
 import { type ErrorDetail, streamedError } from "./error_summary.ts";
 import { ProviderCall } from "./http_call.ts";
+import { refuseUnsupported } from "./request_support.ts";
 import { openAiChatBody, openAiChatHeaders } from "./openai_chat_request.ts";
 import type {
   CompletionRequest,
@@ -186,6 +187,7 @@ async function* invoke(
   target: ProviderTarget,
   request: CompletionRequest,
 ): AsyncGenerator<ProviderEvent> {
+  refuseUnsupported("openai", request, target.provider);
   const call = new ProviderCall(target, request.signal);
   try {
     const headers = openAiChatHeaders(target.apiKey);

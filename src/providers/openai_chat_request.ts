@@ -2,13 +2,37 @@
  * The OpenAI Chat Completions request body (`POST {base}/chat/completions`),
  * also spoken by every `openai-compat:<name>` instance.
  */
-import type { ChatMessage, CompletionRequest, ToolSpec } from "./types.ts";
+import { wireImages } from "./image_parts.ts";
+import type {
+  ChatMessage,
+  CompletionRequest,
+  ResponseFormat,
+  SamplingOptions,
+  ToolChoice,
+  ToolSpec,
+  UserMessage,
+} from "./types.ts";
 import { wireCallIds } from "./wire_call_ids.ts";
+
+/** Plain text stays a string; images make content parts after the text. */
+function userContent(message: UserMessage): unknown {
+  const images = wireImages(message.images);
+  if (images.length === 0) return message.content;
+  const parts: Record<string, unknown>[] = [];
+  if (message.content !== "") parts.push({ type: "text", text: message.content });
+  for (const image of images) {
+    const url = image.kind === "url"
+      ? image.url
+      : `data:${image.image.mediaType};base64,${image.image.data}`;
+    parts.push({ type: "image_url", image_url: { url } });
+  }
+  return parts;
+}
 
 function wireMessage(message: ChatMessage, idOf: (callId: string) => string) {
   switch (message.role) {
     case "user":
-      return { role: "user", content: message.content };
+      return { role: "user", content: userContent(message) };
     case "tool":
       // Chat Completions has no error flag on tool results; the content says it.
       return { role: "tool", tool_call_id: idOf(message.callId), content: message.content };
@@ -35,6 +59,28 @@ function wireTool(tool: ToolSpec): Record<string, unknown> {
   };
 }
 
+function wireToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === "string"
+    ? choice
+    : { type: "function", function: { name: choice.name } };
+}
+
+function wireResponseFormat(format: ResponseFormat): Record<string, unknown> {
+  if (format.type !== "json_schema") return { type: format.type };
+  const schema: Record<string, unknown> = { name: format.name, schema: format.schema };
+  if (format.strict !== undefined) schema.strict = format.strict;
+  return { type: "json_schema", json_schema: schema };
+}
+
+/** The sampling fields, named as Chat Completions names them. */
+function addSampling(body: Record<string, unknown>, sampling: SamplingOptions): void {
+  if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+  if (sampling.stop && sampling.stop.length > 0) body.stop = sampling.stop;
+  if (sampling.seed !== undefined) body.seed = sampling.seed;
+  if (sampling.responseFormat) body.response_format = wireResponseFormat(sampling.responseFormat);
+}
+
 /** `provider` is the instance called: its own tool-call ids go back to it. */
 export function openAiChatBody(
   request: CompletionRequest,
@@ -46,12 +92,16 @@ export function openAiChatBody(
   for (const message of request.messages) messages.push(wireMessage(message, idOf));
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
-  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(wireTool);
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map(wireTool);
+    if (request.toolChoice !== undefined) body.tool_choice = wireToolChoice(request.toolChoice);
+  }
   // The service's effort names are OpenAI's own (`xhigh` included).
   if (request.effort) body.reasoning_effort = request.effort;
   if (request.maxOutputTokens !== undefined) {
     body.max_completion_tokens = request.maxOutputTokens;
   }
+  if (request.sampling) addSampling(body, request.sampling);
   return body;
 }
 

@@ -33,9 +33,18 @@ export interface ReasoningBlock {
   readonly signature?: string;
 }
 
+/** An image in a user message: inline base64 data or a URL (OpenAI's image_url; Anthropic's url source). */
+export interface ImagePart {
+  readonly mediaType?: string;
+  readonly data?: string;
+  readonly url?: string;
+}
+
 export interface UserMessage {
   readonly role: "user";
   readonly content: string;
+  /** Sent after the text, in order; a URL image reaches only protocols that fetch URLs. */
+  readonly images?: readonly ImagePart[];
 }
 
 export interface AssistantMessage {
@@ -62,12 +71,41 @@ export interface ToolSpec {
   readonly parameters: Record<string, unknown>;
 }
 
+/** Whether and which tool the model must call; a name forces that one tool. */
+export type ToolChoice = "auto" | "none" | "required" | { readonly name: string };
+
+export type ResponseFormat =
+  | { readonly type: "text" }
+  | { readonly type: "json_object" }
+  | {
+    readonly type: "json_schema";
+    readonly name: string;
+    readonly schema: Record<string, unknown>;
+    readonly strict?: boolean;
+  };
+
+/**
+ * The client's sampling controls, as the compatible surfaces receive them.
+ * Each adapter maps what its protocol honours; `unsupportedOption`
+ * (request_support.ts) names what it cannot, before any call.
+ */
+export interface SamplingOptions {
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly stop?: readonly string[];
+  readonly seed?: number;
+  readonly responseFormat?: ResponseFormat;
+}
+
 export interface CompletionRequest {
   readonly model: string;
   /** System preamble; absent or empty sends none. */
   readonly system?: string;
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly ToolSpec[];
+  /** Sent only alongside `tools`: with no tool offered there is nothing to choose. */
+  readonly toolChoice?: ToolChoice;
+  readonly sampling?: SamplingOptions;
   /** Set only for models that support reasoning effort (decisions.md §5). */
   readonly effort?: Effort;
   readonly maxOutputTokens?: number;
