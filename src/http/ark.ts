@@ -13,6 +13,13 @@ import { configure } from "arktype/config";
 
 configure({ jitless: false });
 
+declare global {
+  /** The metadata an error of ours may carry (arktype's `ArkEnv.meta`): a bound's limit. */
+  interface ArkEnv {
+    meta(): { limit?: number };
+  }
+}
+
 export { scope };
 export type { Type } from "arktype";
 /** arktype's `type`, in a scope made once compiling is back on. */

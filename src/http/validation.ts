@@ -22,12 +22,14 @@ export function validate<T>(schema: Type<T>, value: unknown): T {
   if (out instanceof type.errors) {
     const issues: Issue[] = out.map((e) => ({ path: formatPath(e.path), message: e.message }));
     const first = issues[0];
+    // A bound's limit (bounded_text.ts) rides on its error, for clients that show it.
+    const limit = out[0].meta?.limit;
     throw ServiceError.of(
       "invalid_request",
       `invalid request body: ${
         first.path === "" ? first.message : `${first.path}: ${first.message}`
       }`,
-      { path: first.path, issues },
+      { path: first.path, ...(typeof limit === "number" ? { limit } : {}), issues },
     );
   }
   return out as T;

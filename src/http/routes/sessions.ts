@@ -12,6 +12,7 @@ import {
   updateSession,
 } from "../../store/sessions.ts";
 import { readJsonObject } from "../body.ts";
+import { boundedText, MAX_SESSION_TEXT } from "../bounded_text.ts";
 import type { Endpoint, RequestContext } from "../context.ts";
 import { jsonResponse } from "../error_response.ts";
 import { validate } from "../validation.ts";
@@ -37,9 +38,12 @@ export async function liveSession(ctx: RequestContext): Promise<SessionRow> {
   return row;
 }
 
+/** A session's `title` or `scope`: at most 1,000 code points (decisions.md §2). */
+const SessionText = boundedText(MAX_SESSION_TEXT);
+
 const CreateSession = object({
-  title: "string",
-  "scope?": "string",
+  title: SessionText,
+  "scope?": SessionText,
   "key_id?": "string > 0",
 });
 
@@ -82,8 +86,9 @@ export const getSession: Endpoint = {
   },
 };
 
+/** `scope` is not updatable (interface.md): like any unknown field, it is ignored here. */
 const UpdateSession = object({
-  "title?": "string",
+  "title?": SessionText,
   "archived?": "boolean",
 });
 
