@@ -3,6 +3,13 @@ import type { Route } from "./router.ts";
 import { bootstrap, me, signIn, signOut } from "./routes/auth.ts";
 import { listModelsEndpoint, listProvidersEndpoint } from "./routes/llm.ts";
 import { getMetrics } from "./routes/metrics.ts";
+import {
+  deletePolicyEndpoint,
+  getPolicy,
+  getPolicyVersion,
+  listPolicies,
+  putPolicy,
+} from "./routes/policies.ts";
 import { previewEndpoint } from "./routes/preview.ts";
 import {
   createSession,
@@ -39,6 +46,11 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/api/v1/sessions/:session_id/preview", handler: previewEndpoint },
   { method: "GET", path: "/api/v1/sessions/:session_id/traces", handler: getTrace },
   { method: "GET", path: "/api/v1/sessions/:session_id/usage", handler: getUsage },
+  { method: "GET", path: "/api/v1/policies", handler: listPolicies },
+  { method: "PUT", path: "/api/v1/policies/:name", handler: putPolicy },
+  { method: "GET", path: "/api/v1/policies/:name", handler: getPolicy },
+  { method: "DELETE", path: "/api/v1/policies/:name", handler: deletePolicyEndpoint },
+  { method: "GET", path: "/api/v1/policies/:name/versions/:version", handler: getPolicyVersion },
   { method: "GET", path: "/console", handler: webPage("console") },
   { method: "GET", path: "/console/:file", handler: webFile("console") },
   { method: "GET", path: "/docs", handler: webPage("docs") },

@@ -11,6 +11,7 @@ import m008 from "../../migrations/008_append_in_fewer_statements.sql" with { ty
 import m009 from "../../migrations/009_group_commit.sql" with { type: "text" };
 import m010 from "../../migrations/010_append_without_foreign_keys.sql" with { type: "text" };
 import m011 from "../../migrations/011_claims_in_fewer_statements.sql" with { type: "text" };
+import m012 from "../../migrations/012_named_policies.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: "009_group_commit", sql: m009 },
   { version: 10, name: "010_append_without_foreign_keys", sql: m010 },
   { version: 11, name: "011_claims_in_fewer_statements", sql: m011 },
+  { version: 12, name: "012_named_policies", sql: m012 },
 ];

@@ -52,6 +52,12 @@ const BODY_ROUTES: Record<
     template: '{"title":DEEP}',
   },
   "DELETE /api/v1/sessions/:session_id": { json: false },
+  "PUT /api/v1/policies/:name": {
+    json: true,
+    template:
+      '{"routing":{"rules":[{"name":"r","model":"openai/gpt-4o","required_permissions":DEEP}]}}',
+  },
+  "DELETE /api/v1/policies/:name": { json: false },
   "POST /api/v1/sessions/:session_id/execute": {
     json: true,
     template:
@@ -85,7 +91,8 @@ describe("request bodies nested too deeply", () => {
 
   const send = (route: string, raw: string, account = suite.alice) => {
     const [method, path] = route.split(" ");
-    return call(suite.app, method, path.replace(":session_id", suite.sessionId), {
+    const url = path.replace(":session_id", suite.sessionId).replace(":name", "p");
+    return call(suite.app, method, url, {
       token: account.token,
       rawBody: raw,
       headers: { "content-type": "application/json" },

@@ -57,6 +57,8 @@ const BODIES: Record<string, "no JSON body" | Record<string, unknown>[]> = {
   "PUT /api/v1/sessions/:session_id": [{ title: "t", archived: false }],
   "POST /api/v1/sessions/:session_id/execute": [TURN],
   "POST /api/v1/sessions/:session_id/preview": [TURN],
+  "PUT /api/v1/policies/:name": [TURN.policy],
+  "DELETE /api/v1/policies/:name": "no JSON body",
   "POST /api/v1/sessions/:session_id/continue": [
     {
       type: "tool_results",
@@ -71,6 +73,9 @@ const BODIES: Record<string, "no JSON body" | Record<string, unknown>[]> = {
     { type: "inject", data: { messages: [{ text: "more" }, { ciphertext: envelope }] } },
   ],
 };
+
+/** A stored policy's paths read as in a turn body, under `policy`. */
+const PATH_PREFIX: Record<string, string> = { "PUT /api/v1/policies/:name": "policy." };
 
 /** The path of every object below the top of `value`. */
 function objectPaths(value: unknown, path: (string | number)[] = []): (string | number)[][] {
@@ -96,7 +101,8 @@ describe("an array where a request body has an object", () => {
 
   const send = (route: string, body: unknown) => {
     const [method, path] = route.split(" ");
-    return call(suite.app, method, path.replace(":session_id", suite.sessionId), {
+    const url = path.replace(":session_id", suite.sessionId).replace(":name", "p");
+    return call(suite.app, method, url, {
       token: suite.alice.token,
       body,
     });
@@ -124,7 +130,7 @@ describe("an array where a request body has an object", () => {
         assert.ok(r.status < 500 || r.status === 503, `${r.status} ${JSON.stringify(r.body)}`);
       });
       for (const path of objectPaths(body)) {
-        const at = formatPath(path);
+        const at = (PATH_PREFIX[route] ?? "") + formatPath(path);
         test(`${route}: [] for ${at} (body ${n + 1}) is 422 naming ${at}`, async () => {
           const r = await send(route, withArrayAt(body, path));
           assert.equal(r.status, 422, JSON.stringify(r.body));

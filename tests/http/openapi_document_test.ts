@@ -38,6 +38,11 @@ const INVENTORY: [string, string][] = [
   ["post", "/api/v1/sessions/{session_id}/preview"],
   ["get", "/api/v1/sessions/{session_id}/traces"],
   ["get", "/api/v1/sessions/{session_id}/usage"],
+  ["get", "/api/v1/policies"],
+  ["put", "/api/v1/policies/{name}"],
+  ["get", "/api/v1/policies/{name}"],
+  ["delete", "/api/v1/policies/{name}"],
+  ["get", "/api/v1/policies/{name}/versions/{version}"],
 ];
 const PUBLIC = ["/status", "/api/v1/openapi.json", "/api/v1/auth/bootstrap"];
 const ERROR_RESPONSES: Record<string, number> = {

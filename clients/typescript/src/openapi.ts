@@ -296,6 +296,70 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's named policies */
+        get: operations["listPolicies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+                name: components["parameters"]["PolicyName"];
+            };
+            cookie?: never;
+        };
+        /** Fetch the latest version of a named policy */
+        get: operations["getPolicy"];
+        /**
+         * Store a policy as the next version of a name
+         * @description The body is a policy, validated exactly as a turn body's `policy`: the same codes, and `details.path` names the field as in a turn body (`policy.routing.rules[2].effort`). It is stored, defaults filled in and unknown fields dropped, as a new immutable version of the name for the caller, numbered from 1.
+         */
+        put: operations["putPolicy"];
+        post?: never;
+        /** Delete a named policy and all its versions */
+        delete: operations["deletePolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{name}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+                name: components["parameters"]["PolicyName"];
+                /** @description A whole number from 1; another value is 422 `invalid_request` naming `version`. */
+                version: components["parameters"]["PolicyVersion"];
+            };
+            cookie?: never;
+        };
+        /** Fetch one version of a named policy */
+        get: operations["getPolicyVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -520,6 +584,25 @@ export type components = {
                     mode: components["schemas"]["PermissionMode"];
                 };
             };
+        };
+        PolicyVersionSummary: {
+            name: string;
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        NamedPolicy: {
+            name: string;
+            version: number;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The policy as stored: validated, defaults filled in; it can be sent back as a turn's `policy`. */
+            policy: components["schemas"]["Policy"];
+        };
+        PolicyListResponse: {
+            policies: components["schemas"]["PolicyVersionSummary"][];
+        };
+        DeletePolicyResponse: {
+            /** @constant */
+            deleted: true;
         };
         Skill: {
             name: string;
@@ -1107,6 +1190,10 @@ export type components = {
     parameters: {
         /** @description Not a UUID: 400 `invalid_session_id`. */
         SessionId: components["schemas"]["Uuid"];
+        /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+        PolicyName: string;
+        /** @description A whole number from 1; another value is 422 `invalid_request` naming `version`. */
+        PolicyVersion: number;
     };
     requestBodies: never;
     headers: never;
@@ -1643,6 +1730,157 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    listPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each name of the caller with its latest version, sorted by name (code units). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+                name: components["parameters"]["PolicyName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamedPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    putPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+                name: components["parameters"]["PolicyName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Policy"];
+            };
+        };
+        responses: {
+            /** @description The version stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamedPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    deletePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+                name: components["parameters"]["PolicyName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletePolicyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    getPolicyVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower-case letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 64 characters; another name is 422 `invalid_request` naming `name`. */
+                name: components["parameters"]["PolicyName"];
+                /** @description A whole number from 1; another value is 422 `invalid_request` naming `version`. */
+                version: components["parameters"]["PolicyVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description That version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamedPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
