@@ -76,9 +76,18 @@ export interface TraceWindow {
 export const DEFAULT_TRACE_LIMIT = 50;
 
 /**
+ * The most events one page holds, whatever `limit` asks: a trace grows without
+ * end, and a page is read, built and sent whole.
+ */
+export const MAX_TRACE_LIMIT = 1000;
+
+/**
  * `limit` (default 50) and `offset` (default 0) from the query: each must be
  * an integer ≥ 0 written in digits, else 400 `invalid_request` (decisions.md
- * §2). A value beyond any trace's length is clamped, not refused.
+ * §2). A valid `limit` above MAX_TRACE_LIMIT is clamped to it, not refused:
+ * `limit` is the most events returned (interface.md), and decisions.md §2
+ * refuses only what is not an integer ≥ 0. An offset beyond the trace's length
+ * gives an empty page.
  */
 export function traceWindow(
   query: { limit: string | null; offset: string | null },
@@ -87,7 +96,7 @@ export function traceWindow(
   if (!limit.ok) return limit;
   const offset = count("offset", query.offset, 0);
   if (!offset.ok) return offset;
-  return ok({ limit: limit.value, offset: offset.value });
+  return ok({ limit: Math.min(limit.value, MAX_TRACE_LIMIT), offset: offset.value });
 }
 
 function count(name: string, raw: string | null, fallback: number): Outcome<number> {

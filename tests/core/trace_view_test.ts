@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type TraceEventRecord, traceView, traceWindow } from "../../src/core/trace_view.ts";
+import {
+  MAX_TRACE_LIMIT,
+  type TraceEventRecord,
+  traceView,
+  traceWindow,
+} from "../../src/core/trace_view.ts";
 
 const ENVELOPE = {
   version: 1,
@@ -60,8 +65,20 @@ describe("trace view", () => {
       ok: true,
       value: { limit: 0, offset: 7 },
     });
-    const huge = traceWindow({ limit: "99999999999999999999999", offset: "0" });
-    assert.deepEqual(huge, { ok: true, value: { limit: Number.MAX_SAFE_INTEGER, offset: 0 } });
+    const huge = traceWindow({ limit: "0", offset: "99999999999999999999999" });
+    assert.deepEqual(huge, { ok: true, value: { limit: 0, offset: Number.MAX_SAFE_INTEGER } });
+  });
+
+  test("window reads a limit above the maximum as the maximum", () => {
+    assert.equal(MAX_TRACE_LIMIT, 1000);
+    for (
+      const [asked, read] of [["1000", 1000], ["1001", 1000], ["99999999999999999999999", 1000]]
+    ) {
+      assert.deepEqual(traceWindow({ limit: String(asked), offset: null }), {
+        ok: true,
+        value: { limit: read, offset: 0 },
+      });
+    }
   });
 
   test("window refuses anything but digits, naming the parameter", () => {
