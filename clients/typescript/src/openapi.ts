@@ -1675,7 +1675,7 @@ export interface operations {
     getTrace: {
         parameters: {
             query?: {
-                /** @description Maximum events returned. */
+                /** @description Maximum events returned, at most 1000 per page: a larger limit is read as 1000 (not refused), so page with a limit of 1000 or less and stop at a short page. */
                 limit?: number;
                 /** @description Leading events skipped. */
                 offset?: number;
