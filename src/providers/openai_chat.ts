@@ -70,6 +70,8 @@ const idOf = (call: PendingCall) => (call.id === undefined ? {} : { callId: call
 /** Collects tool-call fragments by index; compatible servers may omit ids. */
 class ToolCallAssembly {
   readonly #calls = new Map<number, PendingCall>();
+  /** How many calls the answer completed, across every finish. */
+  completed = 0;
 
   *add(fragment: Record<string, unknown>): Generator<ProviderEvent> {
     const index = typeof fragment.index === "number" ? fragment.index : this.#calls.size;
@@ -95,6 +97,7 @@ class ToolCallAssembly {
       }
       const args = toolArguments(provider, call.name, call.args);
       yield { type: "tool_call_complete", ...idOf(call), name: call.name, index, arguments: args };
+      this.completed++;
     }
     this.#calls.clear();
   }
@@ -109,7 +112,7 @@ async function* streamEvents(call: ProviderCall, response: Response, apiKey?: st
     if (event.data === "[DONE]") {
       yield* tools.complete(provider);
       if (usage) yield { type: "usage", usage } satisfies ProviderEvent;
-      yield endEvent(finish);
+      yield endEvent(finish, tools.completed);
       return;
     }
     const chunk = parseChunk(provider, event.data, "stream chunk");
@@ -170,13 +173,20 @@ function* bufferedEvents(provider: string, text: string): Generator<ProviderEven
   yield* tools.complete(provider);
   const usage = usageOf(body.usage);
   if (usage) yield { type: "usage", usage };
-  yield endEvent(typeof choice.finish_reason === "string" ? choice.finish_reason : undefined);
+  const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
+  yield endEvent(finish, tools.completed);
 }
 
-function endEvent(finish: string | undefined): ProviderEvent {
-  return finish === undefined
-    ? { type: "end", stopReason: "other" }
-    : { type: "end", stopReason: STOP_REASONS[finish] ?? "other", providerReason: finish };
+/**
+ * A call made means the client has tools to run, whatever the finish word:
+ * OpenAI itself finishes a call forced by a named `tool_choice` with "stop",
+ * as several compatible servers (vLLM, SGLang, older Ollama) finish any call;
+ * the Gemini and Ollama adapters read their own "stop" the same way.
+ */
+function endEvent(finish: string | undefined, calls: number): ProviderEvent {
+  if (finish === undefined) return { type: "end", stopReason: "other" };
+  const stopReason = finish === "stop" && calls > 0 ? "tool_calls" : STOP_REASONS[finish];
+  return { type: "end", stopReason: stopReason ?? "other", providerReason: finish };
 }
 
 function malformed(provider: string): ProviderError {
