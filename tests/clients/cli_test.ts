@@ -447,6 +447,92 @@ describe("switchyard sessions, preview, usage, trace, models", () => {
   });
 });
 
+describe("switchyard policy", () => {
+  // A user of its own: a stored `default` policy would change every other chat here.
+  const own = (args: string[], options: Partial<CliOptions> = {}) =>
+    cli(args, { ...options, env: { XDG_CONFIG_HOME: join(home, "policies"), ...options.env } });
+  before(async () => {
+    const login = await own(["login"]);
+    assert.equal(login.code, 0, login.stderr);
+  });
+
+  test("push stores numbered versions, list shows the latest, show prints TOML that pushes back", async () => {
+    const first = await own(["policy", "push", policyFile, "--name", "work"]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, "work version 1\n");
+    const second = await own(["policy", "push", fallbackPolicy, "--name", "work"]);
+    assert.equal(second.stdout, "work version 2\n");
+    const list = await own(["policy", "list"]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^work {2}version 2 {2}\S+\n$/);
+
+    const shown = await own(["policy", "show", "work", "--version", "1"]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^# work version 1, stored \S+\n/);
+    assert.match(shown.stdout, /^\[routing\.default\]\nmodel = "openai\/gpt-4o-mini"$/m);
+    assert.match(shown.stdout, /^shell = "ask"$/m);
+    const latest = await own(["policy", "show", "work"]);
+    assert.match(latest.stdout, /^# work version 2,/);
+    assert.match(latest.stdout, /^fallbacks = \[ "openai\/gpt-4o" \]$/m);
+
+    const again = join(workspace, "shown.toml");
+    await writeFile(again, shown.stdout);
+    assert.equal(
+      (await own(["policy", "push", again, "--name", "work"])).stdout,
+      "work version 3\n",
+    );
+    const [one, three] = await Promise.all(
+      ["1", "3"].map(async (v) =>
+        JSON.parse((await own(["policy", "show", "work", "--version", v, "--json"])).stdout)
+      ),
+    );
+    assert.deepEqual(three.policy, one.policy);
+  });
+
+  test("errors name their code and path", async () => {
+    const bad = join(workspace, "bad_effort.json");
+    await writeFile(
+      bad,
+      JSON.stringify({
+        routing: { rules: [{ name: "r", model: "openai/gpt-4o", effort: "huge" }] },
+      }),
+    );
+    const r = await own(["policy", "push", bad, "--name", "work"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /unknown_effort/);
+    assert.match(r.stderr, /policy\.routing\.rules\[0\]\.effort/);
+    const missing = await own(["policy", "show", "nothing"]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^error: not_found: /);
+    const noName = await own(["policy", "push", policyFile]);
+    assert.equal(noName.code, 1);
+    assert.match(noName.stderr, /usage: switchyard policy push/);
+  });
+
+  test("chat without --policy uses the stored default policy and says which version", async () => {
+    openai.enqueue(openAiStream(["without"]));
+    const before = await own(["chat", "--policy", policyFile, "hello"]);
+    assert.equal(before.code, 0, before.stderr);
+    assert.doesNotMatch(before.stderr, /^policy: /m);
+    const none = await own(["chat", "hello"], { input: "n\n" });
+    assert.doesNotMatch(none.stderr, /^policy: /m, "no stored default: as before");
+
+    const stored = join(workspace, "default.toml");
+    await writeFile(
+      stored,
+      `[routing.default]\nmodel = "openai/gpt-4o"\n\n[privacy.remote]\nmode = "allow"\n`,
+    );
+    assert.equal((await own(["policy", "push", stored, "--name", "default"])).code, 0);
+    openai.requests.length = 0;
+    openai.enqueue(openAiStream(["with the default"]));
+    const r = await own(["chat", "hello"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "with the default\n");
+    assert.match(r.stderr, /^policy: default version 1 \(stored\)$/m);
+    assert.match(openai.requests.at(-1)!.body, /"model":"gpt-4o"/);
+  });
+});
+
 describe("tokens", () => {
   test("an expired token is renewed from the saved key and saved again", async () => {
     const before = (await saved()).token;

@@ -1,5 +1,5 @@
 /**
- * The Switchyard client: auth, sessions, providers and models over the
+ * The Switchyard client: auth, sessions, named policies, providers and models over the
  * service's public API, with types generated from its OpenAPI document.
  *
  *   const client = createClient({ baseUrl: "http://127.0.0.1:7331", apiKey });
@@ -14,6 +14,9 @@ import type {
   BootstrapResponse,
   CreateSessionRequest,
   ModelListResponse,
+  NamedPolicy,
+  Policy,
+  PolicyVersionSummary,
   ProviderDescriptor,
   SessionSummary,
   SignInResponse,
@@ -36,6 +39,17 @@ export interface SwitchyardClient {
     /** Give `key` to create an encrypted session under its `keyId`. */
     create(body: CreateSessionRequest, options?: { key?: SessionKey }): Promise<SessionSummary>;
     list(filter?: { scope?: string; title?: string }): Promise<SessionSummary[]>;
+  };
+  /** The caller's named policies: each store of a name is a new immutable version of it. */
+  policies: {
+    /** Stores `policy` as the next version of `name`; answers the version made. */
+    put(name: string, policy: Policy): Promise<NamedPolicy>;
+    /** Each name with its latest version, sorted by name. */
+    list(): Promise<PolicyVersionSummary[]>;
+    /** The latest version, or version `version`; an unknown one throws `not_found`. */
+    get(name: string, version?: number): Promise<NamedPolicy>;
+    /** Removes the name and all its versions. */
+    delete(name: string): Promise<void>;
   };
   /** A handle on one session; give the key of an encrypted one. */
   session(id: string, options?: { key?: SessionKey }): Session;
@@ -86,6 +100,38 @@ export function createClient(options: ClientOptions): SwitchyardClient {
           auth: "bearer",
         });
         return listed.sessions;
+      },
+    },
+    policies: {
+      put: (name, policy) =>
+        transport.json({
+          method: "PUT",
+          path: `/api/v1/policies/${encodeURIComponent(name)}`,
+          body: policy,
+          auth: "bearer",
+        }),
+      async list() {
+        const listed = await transport.json<{ policies: PolicyVersionSummary[] }>({
+          method: "GET",
+          path: "/api/v1/policies",
+          auth: "bearer",
+        });
+        return listed.policies;
+      },
+      get: (name, version) =>
+        transport.json({
+          method: "GET",
+          path: `/api/v1/policies/${encodeURIComponent(name)}${
+            version === undefined ? "" : `/versions/${version}`
+          }`,
+          auth: "bearer",
+        }),
+      async delete(name) {
+        await transport.json({
+          method: "DELETE",
+          path: `/api/v1/policies/${encodeURIComponent(name)}`,
+          auth: "bearer",
+        });
       },
     },
     session: (id, { key } = {}) => sessionHandle(transport, id, key),

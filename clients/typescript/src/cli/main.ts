@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { login, logout } from "./cmd_auth.ts";
 import { chat } from "./cmd_chat.ts";
 import { models, preview, trace, usage } from "./cmd_inspect.ts";
+import { policy, storedDefaultPolicy } from "./cmd_policy.ts";
 import { sessions } from "./cmd_sessions.ts";
 import { why } from "./cmd_why.ts";
 import { defaultKeyPath } from "./config_dir.ts";
@@ -27,6 +28,7 @@ const USAGE = `usage: switchyard <command> [options]
   chat [prompt]                    one prompt, or one per line of input until its end
       --session ID  --title T  --policy FILE(.toml|.json)  --root DIR  --attach FILE...
       --command INTENT  --model PROVIDER/MODEL  --encrypt  --key-file FILE  --buffered
+      without --policy: your stored policy named "default" (its latest version), if any
   preview <prompt> [--session ID] [--policy FILE] [--command INTENT] [--model P/M]
   usage <session-id>
   why <session-id> [--turn N]      why this model: classification, routing, fallbacks,
@@ -36,6 +38,10 @@ const USAGE = `usage: switchyard <command> [options]
                                    the trace as a table (every event unless --limit);
                                    --json: one raw event per line; --key-file FILE
   models [--save catalog.json]
+  policy push <file.toml|json> --name NAME
+                                   store the file as the next version of the named policy
+  policy list                      your named policies with their latest version
+  policy show <name> [--version N] a stored policy as TOML (default: the latest version)
   policy test <cases-dir> [--update] [--catalog FILE]
 
 common: --url URL (or SWITCHYARD_URL; default http://127.0.0.1:7331),
@@ -67,6 +73,8 @@ const OPTIONS = {
   save: { type: "string" },
   update: { type: "boolean" },
   catalog: { type: "string" },
+  name: { type: "string" },
+  version: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -83,6 +91,14 @@ function count(value: string | undefined, name: string): number | undefined {
 /** The key for encrypted sessions: created on first use only when `create`. */
 const keyLoader = (ctx: Context, flags: Flags, create: boolean) => () =>
   loadOrCreateKey(flags["key-file"] ?? defaultKeyPath(ctx.dir), create);
+
+/** The stored `default` policy, said on stderr when there is one. */
+async function defaultPolicy(ctx: Context) {
+  const stored = await storedDefaultPolicy(ctx);
+  if (stored === undefined) return undefined;
+  ctx.term.err(`policy: ${stored.name} version ${stored.version} (stored)\n`);
+  return stored.policy;
+}
 
 async function chatCommand(ctx: Context, prompt: string | undefined, flags: Flags): Promise<void> {
   let key = flags.encrypt ? await keyLoader(ctx, flags, true)() : undefined;
@@ -103,7 +119,7 @@ async function chatCommand(ctx: Context, prompt: string | undefined, flags: Flag
   await chat(ctx, prompt, {
     session: flags.session,
     title: flags.title,
-    policy: flags.policy ? await loadPolicy(flags.policy) : undefined,
+    policy: flags.policy ? await loadPolicy(flags.policy) : await defaultPolicy(ctx),
     key,
     root: resolve(flags.root ?? process.cwd()),
     attach: flags.attach ?? [],
@@ -122,8 +138,15 @@ async function run(argv: string[]): Promise<number> {
       term.out(USAGE);
       return command === undefined && !flags.help ? 2 : 0;
     }
+    if (command === "policy" && rest[0] !== "test") {
+      const apiKey = flags["api-key"] ?? process.env.SWITCHYARD_API_KEY;
+      const ctx = await openContext(flags, term, apiKey);
+      requireLogin(ctx);
+      await policy(ctx, rest, flags);
+      return 0;
+    }
     if (command === "policy") {
-      if (rest[0] !== "test" || rest[1] === undefined) {
+      if (rest[1] === undefined) {
         throw new Error("usage: switchyard policy test <cases-dir> [--update]");
       }
       // Loaded only here: the routing core is the heaviest part of the client.
