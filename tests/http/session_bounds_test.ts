@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import {
-  atMostCharacters,
-  MAX_SESSION_TEXT,
-} from "../../src/http/bounded_text.ts";
+import { atMostCharacters, MAX_SESSION_TEXT } from "../../src/http/bounded_text.ts";
 import { MAX_TRACE_LIMIT } from "../../src/core/trace_view.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import { appendTraceEvents } from "../../src/store/traces.ts";
@@ -77,12 +74,10 @@ describe("session title and scope", () => {
   });
 
   test("a refused create stores nothing", async () => {
-    const before =
-      (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).body;
+    const before = (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).body;
     await create({ title: over });
     await create({ title: "t", scope: over });
-    const after =
-      (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).body;
+    const after = (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).body;
     assert.equal(after.sessions.length, before.sessions.length);
   });
 
