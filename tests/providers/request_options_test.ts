@@ -771,9 +771,8 @@ describe("request options each protocol refuses", () => {
 
   for (const protocol of PROTOCOLS) {
     test(`${protocol} adapter refuses an option it cannot honour before any call`, async () => {
-      const row = SUPPORT_ROWS.find((candidate) =>
-        candidate.refused[protocol] !== null
-      )!;
+      const refusedHere = (candidate: SupportRow) => candidate.refused[protocol] !== null;
+      const row = SUPPORT_ROWS.find(refusedHere)!;
       const option = row.refused[protocol]!;
       // Nothing listens on port 9: reaching the network would fail as unavailable instead.
       const target = {
