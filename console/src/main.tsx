@@ -2,7 +2,8 @@
 /**
  * The console's shell: sign-in when there is no token, else a header with the navigation and
  * the page the location hash names (`#/sessions`, `#/sessions/<id>`, `#/usage/<id>`,
- * `#/models`, `#/preview/<id>`). Hash routes keep every page on the one served file.
+ * `#/models`, `#/preview/<id>`, `#/policies`, `#/policies/<name>[/<version>]`). Hash routes keep
+ * every page on the one served file.
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -10,6 +11,7 @@ import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import { describeError, signOut, token, whenSignedOut } from "./api.ts";
 import { ModelsPage } from "./pages/models.tsx";
+import { PoliciesPage } from "./pages/policies.tsx";
 import { PreviewPage } from "./pages/preview.tsx";
 import { SessionPage } from "./pages/session.tsx";
 import { SessionsPage } from "./pages/sessions.tsx";
@@ -31,10 +33,11 @@ const NAV = [
   { href: "#/usage", label: "Usage", section: "usage" },
   { href: "#/models", label: "Models and providers", section: "models" },
   { href: "#/preview", label: "Preview", section: "preview" },
+  { href: "#/policies", label: "Policies", section: "policies" },
 ];
 
 function Page({ parts }: { parts: string[] }) {
-  const [section, id] = parts;
+  const [section, id, more] = parts;
   switch (section) {
     case "usage":
       return <UsagePage sessionId={id} />;
@@ -42,6 +45,8 @@ function Page({ parts }: { parts: string[] }) {
       return <ModelsPage />;
     case "preview":
       return <PreviewPage sessionId={id} />;
+    case "policies":
+      return <PoliciesPage name={id} version={more} />;
     default:
       return id ? <SessionPage sessionId={id} /> : <SessionsPage />;
   }

@@ -291,6 +291,29 @@ describe("web console in Chromium", () => {
     assert.ok(!(await titles()).some((t: string) => t.startsWith("Groceries")));
   });
 
+  test("the policies page lists stored policies and shows each version as TOML", async () => {
+    for (const model of ["openai/gpt-4o-mini", "openai/gpt-4o"]) {
+      const stored = await call(app, "PUT", "/api/v1/policies/team", {
+        token: alice.token,
+        body: { routing: { default: { model } }, tools: { permissions: { shell: "ask" } } },
+      });
+      assert.equal(stored.status, 201);
+    }
+    await page.getByRole("link", { name: "Policies" }).click();
+    const row = page.getByRole("row", { name: /team/ });
+    await row.waitFor();
+    assert.match(await row.innerText(), /team\s+2/);
+    await page.getByRole("link", { name: "team" }).click();
+    const toml = page.getByLabel("Policy as TOML");
+    await toml.waitFor();
+    assert.match(await toml.innerText(), /\[routing\.default\]\nmodel = "openai\/gpt-4o"\n/);
+    await page.getByRole("link", { name: "version 1" }).click();
+    await page.getByRole("heading", { name: /^Version 1/ }).waitFor();
+    assert.match(await toml.innerText(), /model = "openai\/gpt-4o-mini"/);
+    assert.match(await toml.innerText(), /^\[tools\.permissions\]\nshell = "ask"$/m);
+    await shot("policies");
+  });
+
   test("signing out revokes the token and forgets it", async () => {
     const token = await page.evaluate(() => sessionStorage.getItem("switchyard.token"));
     await page.getByRole("button", { name: "Sign out" }).click();
