@@ -393,60 +393,6 @@ describe("errors show their details", () => {
   });
 });
 
-describe("switchyard sessions, preview, usage, trace, models", () => {
-  test("list, archive and delete a session; errors name their code", async () => {
-    openai.enqueue(openAiStream(["ok"]));
-    const made = await cli(["chat", "--policy", policyFile, "--title", "to archive", "hi"]);
-    const id = sessionOf(made.stderr);
-    const list = await cli(["sessions", "list", "--title", "to archive"]);
-    assert.match(list.stdout, new RegExp(`^${id}  \\S+  to archive\\n$`));
-    assert.equal((await cli(["sessions", "archive", id])).code, 0);
-    assert.match((await cli(["sessions", "list", "--title", "to archive"])).stdout, /\[archived\]/);
-    const gone = await cli(["sessions", "show", id]);
-    assert.equal(gone.code, 1);
-    assert.match(gone.stderr, /^error: session_not_found: /);
-    const bad = await cli(["sessions", "delete", "not-a-uuid"]);
-    assert.match(bad.stderr, /^error: invalid_session_id: /);
-  });
-
-  test("preview says which model and why; usage and trace read a session", async () => {
-    const p = await cli(["preview", "--policy", policyFile, "explain the code"]);
-    assert.equal(p.code, 0, p.stderr);
-    assert.match(p.stdout, /^model: +openai\/gpt-4o-mini$/m);
-    assert.match(
-      p.stdout,
-      /^why: +no rule matched; using the default route to 'openai\/gpt-4o-mini'$/m,
-    );
-    openai.enqueue(openAiStream(["counted"]));
-    const made = await cli(["chat", "--policy", policyFile, "count"]);
-    const id = sessionOf(made.stderr);
-    const u = await cli(["usage", id]);
-    assert.match(u.stdout, /openai\/gpt-4o-mini: 1 requests, 24 in, 1 out/);
-    const t = await cli(["trace", id, "--limit", "3", "--json"]);
-    const events = t.stdout.trim().split("\n").map((line) => JSON.parse(line));
-    assert.equal(events.length, 3);
-    assert.ok(events.every((e) => typeof e.event_type === "string"));
-    const badLimit = await cli(["trace", id, "--limit", "-1"]);
-    assert.equal(badLimit.code, 2);
-  });
-
-  test("models --save writes the catalog snapshot policy test routes on", async () => {
-    openai.enqueue({
-      status: 200,
-      headers: { "content-type": "application/json" },
-      body: { object: "list", data: [{ id: "gpt-4o-mini", object: "model", owned_by: "x" }] },
-    });
-    const path = join(workspace, "catalog.json");
-    const r = await cli(["models", "--save", path]);
-    assert.equal(r.code, 0, r.stderr);
-    const snapshot = JSON.parse(await readFile(path, "utf8"));
-    assert.deepEqual(snapshot.credential_providers, ["openai"]);
-    assert.ok(snapshot.providers.includes("ollama"));
-    assert.ok(snapshot.models.some((m: { model: string }) => m.model === "gpt-4o-mini"));
-    assert.ok(snapshot.unavailable.some((u: { provider: string }) => u.provider === "anthropic"));
-  });
-});
-
 describe("switchyard policy", () => {
   // A user of its own: a stored `default` policy would change every other chat here.
   const own = (args: string[], options: Partial<CliOptions> = {}) =>
@@ -510,10 +456,7 @@ describe("switchyard policy", () => {
   });
 
   test("chat without --policy uses the stored default policy and says which version", async () => {
-    openai.enqueue(openAiStream(["without"]));
-    const before = await own(["chat", "--policy", policyFile, "hello"]);
-    assert.equal(before.code, 0, before.stderr);
-    assert.doesNotMatch(before.stderr, /^policy: /m);
+    // Nothing is queued for the provider, so the turn may fail: only its policy line matters.
     const none = await own(["chat", "hello"], { input: "n\n" });
     assert.doesNotMatch(none.stderr, /^policy: /m, "no stored default: as before");
 
@@ -530,6 +473,60 @@ describe("switchyard policy", () => {
     assert.equal(r.stdout, "with the default\n");
     assert.match(r.stderr, /^policy: default version 1 \(stored\)$/m);
     assert.match(openai.requests.at(-1)!.body, /"model":"gpt-4o"/);
+  });
+});
+
+describe("switchyard sessions, preview, usage, trace, models", () => {
+  test("list, archive and delete a session; errors name their code", async () => {
+    openai.enqueue(openAiStream(["ok"]));
+    const made = await cli(["chat", "--policy", policyFile, "--title", "to archive", "hi"]);
+    const id = sessionOf(made.stderr);
+    const list = await cli(["sessions", "list", "--title", "to archive"]);
+    assert.match(list.stdout, new RegExp(`^${id}  \\S+  to archive\\n$`));
+    assert.equal((await cli(["sessions", "archive", id])).code, 0);
+    assert.match((await cli(["sessions", "list", "--title", "to archive"])).stdout, /\[archived\]/);
+    const gone = await cli(["sessions", "show", id]);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /^error: session_not_found: /);
+    const bad = await cli(["sessions", "delete", "not-a-uuid"]);
+    assert.match(bad.stderr, /^error: invalid_session_id: /);
+  });
+
+  test("preview says which model and why; usage and trace read a session", async () => {
+    const p = await cli(["preview", "--policy", policyFile, "explain the code"]);
+    assert.equal(p.code, 0, p.stderr);
+    assert.match(p.stdout, /^model: +openai\/gpt-4o-mini$/m);
+    assert.match(
+      p.stdout,
+      /^why: +no rule matched; using the default route to 'openai\/gpt-4o-mini'$/m,
+    );
+    openai.enqueue(openAiStream(["counted"]));
+    const made = await cli(["chat", "--policy", policyFile, "count"]);
+    const id = sessionOf(made.stderr);
+    const u = await cli(["usage", id]);
+    assert.match(u.stdout, /openai\/gpt-4o-mini: 1 requests, 24 in, 1 out/);
+    const t = await cli(["trace", id, "--limit", "3", "--json"]);
+    const events = t.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(events.length, 3);
+    assert.ok(events.every((e) => typeof e.event_type === "string"));
+    const badLimit = await cli(["trace", id, "--limit", "-1"]);
+    assert.equal(badLimit.code, 2);
+  });
+
+  test("models --save writes the catalog snapshot policy test routes on", async () => {
+    openai.enqueue({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: { object: "list", data: [{ id: "gpt-4o-mini", object: "model", owned_by: "x" }] },
+    });
+    const path = join(workspace, "catalog.json");
+    const r = await cli(["models", "--save", path]);
+    assert.equal(r.code, 0, r.stderr);
+    const snapshot = JSON.parse(await readFile(path, "utf8"));
+    assert.deepEqual(snapshot.credential_providers, ["openai"]);
+    assert.ok(snapshot.providers.includes("ollama"));
+    assert.ok(snapshot.models.some((m: { model: string }) => m.model === "gpt-4o-mini"));
+    assert.ok(snapshot.unavailable.some((u: { provider: string }) => u.provider === "anthropic"));
   });
 });
 
