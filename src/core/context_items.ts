@@ -10,7 +10,7 @@ import { diffHeaders, normalisePath } from "./paths.ts";
 import {
   type HistoryMessage,
   type MemoryEntry,
-  toolCallPath,
+  toolCallPaths,
   type ToolExchange,
 } from "./run_items.ts";
 import { estimateTokens } from "./tokens.ts";
@@ -108,12 +108,11 @@ export function contextItems(
     })
   );
   const tools = (run.tool_exchanges ?? []).map((t) => {
-    const raw = toolCallPath(t);
-    const path = raw === null ? null : normalisePath(raw, workspace.root);
+    const paths = toolCallPaths(t).map((p) => normalisePath(p, workspace.root));
     return item("tool_call", t.call_id, toolContent(t), {
       required: true,
-      paths: path === null ? [] : [path],
-      constrained: path !== null && constrained(path),
+      paths,
+      constrained: paths.some(constrained),
     });
   });
   const diff: ContextItem[] = [];

@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   "run_in_flight",
   "no_active_run",
   "continuation_mismatch",
+  "approval_required",
   // providers
   "context_length_exceeded",
   "invalid_provider_configuration",

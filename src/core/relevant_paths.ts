@@ -3,7 +3,7 @@
  * routing considers them, duplicates dropped.
  */
 import { diffHeaders, normalisePath } from "./paths.ts";
-import { toolCallPath, type ToolExchange } from "./run_items.ts";
+import { toolCallPaths, type ToolExchange } from "./run_items.ts";
 import type { TurnRequest } from "./turn_request_types.ts";
 
 /**
@@ -14,6 +14,8 @@ import type { TurnRequest } from "./turn_request_types.ts";
 export function relevantPaths(
   request: TurnRequest,
   toolExchanges: readonly ToolExchange[] = [],
+  /** Paths of earlier tool calls of a conversation a compatible surface sent. */
+  conversationPaths: readonly string[] = [],
 ): string[] {
   const { workspace, attachments } = request;
   const raw: string[] = [
@@ -21,7 +23,8 @@ export function relevantPaths(
     ...(workspace.active_file === null ? [] : [workspace.active_file]),
     ...diffHeaders(workspace.git_diff).map((h) => h.new_path),
     ...attachments.files.map((f) => f.path),
-    ...toolExchanges.map(toolCallPath).filter((p): p is string => p !== null),
+    ...toolExchanges.flatMap(toolCallPaths),
+    ...conversationPaths,
   ];
   const seen = new Set<string>();
   const out: string[] = [];

@@ -29,6 +29,18 @@ export interface ToolExchange {
   arguments: Record<string, unknown>;
   result?: string;
   is_error?: boolean;
+  /**
+   * The paths the call touches, when the caller read them from the arguments
+   * itself (a compatible surface's client tools); absent, the `path` argument.
+   */
+  paths?: readonly string[];
+}
+
+/** The paths a tool call touches: its own `paths`, else its `path` argument. */
+export function toolCallPaths(exchange: ToolExchange): readonly string[] {
+  if (exchange.paths !== undefined) return exchange.paths;
+  const path = toolCallPath(exchange);
+  return path === null ? [] : [path];
 }
 
 /** The `path` argument of a tool call, when it has a string one. */

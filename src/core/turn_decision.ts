@@ -36,6 +36,8 @@ export interface TurnDecisionInput {
   tool_exchanges?: readonly ToolExchange[];
   /** Workspace paths the user already approved for disclosure in this run. */
   approved_paths?: readonly string[];
+  /** Paths of a sent conversation's earlier tool calls (compatible surfaces), for routing and privacy. */
+  conversation_paths?: readonly string[];
   /** Text to classify when it is not `input.text` (an injected message). */
   classification_text?: string;
   is_valid_provider_id?: (id: string) => boolean;
@@ -57,7 +59,7 @@ export function decideTurn(input: TurnDecisionInput): Outcome<TurnDecision> {
   const { request, catalog } = input;
   const classification = classify(request, input.classification_text ?? request.input.text);
   const tools = input.tool_exchanges ?? [];
-  const paths = relevantPaths(request, tools);
+  const paths = relevantPaths(request, tools, input.conversation_paths);
   const items = contextItems(request, constrainedPathMatcher(request.policy), {
     history: input.history,
     memory: input.memory,

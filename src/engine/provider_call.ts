@@ -13,9 +13,11 @@ import type {
   ChatMessage,
   Effort,
   ReasoningBlock,
+  SamplingOptions,
   StopReason,
   TokenUsage,
   ToolCall,
+  ToolChoice,
   ToolSpec,
 } from "../providers/types.ts";
 
@@ -44,6 +46,11 @@ export interface ModelCall {
   messages: ChatMessage[];
   tools: ToolSpec[];
   effort: Effort;
+  /** A compatible surface's client options; absent for native turns. */
+  toolChoice?: ToolChoice;
+  sampling?: SamplingOptions;
+  /** The client's own output limit; else the model's reply reserve. */
+  maxOutputTokens?: number;
   stream: boolean;
   signal: AbortSignal;
   newId: () => string;
@@ -82,7 +89,9 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         messages: c.messages,
         ...(c.tools.length > 0 ? { tools: c.tools } : {}),
         ...(c.model.capabilities.reasoning === true ? { effort: c.effort } : {}),
-        maxOutputTokens: replyReserve(c.model),
+        ...(c.toolChoice === undefined ? {} : { toolChoice: c.toolChoice }),
+        ...(c.sampling === undefined ? {} : { sampling: c.sampling }),
+        maxOutputTokens: c.maxOutputTokens ?? replyReserve(c.model),
         contextWindow: c.model.max_context_tokens,
         stream: c.stream,
         signal: c.signal,

@@ -35,8 +35,9 @@ export interface TurnSurface {
   /** The response of a buffered turn that did not fail (a failure is thrown as a ServiceError). */
   answer(result: TurnResult, turnId: string): Response;
   /** A fresh framing for one streamed turn, and its closing bytes once the turn has a result. */
-  framing(): StreamFraming & { last(result: TurnResult, turnId: string): Uint8Array };
-  readonly streamHeaders: Readonly<Record<string, string>>;
+  framing(turnId: string): StreamFraming & { last(result: TurnResult, turnId: string): Uint8Array };
+  /** The headers of a streamed answer. */
+  streamHeaders(turnId: string): HeadersInit;
 }
 
 export interface ClaimedTurn {
@@ -135,7 +136,7 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   }
   await STREAM_STARTS.enter();
   const streamClosed = turn.deps.telemetry.streamOpened();
-  const framing = turn.surface.framing();
+  const framing = turn.surface.framing(turn.turnId);
   const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, streamClosed);
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
@@ -149,5 +150,5 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     sink.end(framing.last(result, turn.turnId));
     if (result.kind === "failure") await recover(turn);
   });
-  return new Response(sink.body, { status: 200, headers: turn.surface.streamHeaders });
+  return new Response(sink.body, { status: 200, headers: turn.surface.streamHeaders(turn.turnId) });
 }

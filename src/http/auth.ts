@@ -1,7 +1,8 @@
-import { parseBearer, parseToken } from "../core/credential_format.ts";
+import { API_KEY_PREFIX, parseApiKey, parseBearer, parseToken } from "../core/credential_format.ts";
 import { ServiceError } from "../core/errors.ts";
 import { digestsEqual, sha256Hex } from "../platform/secrets.ts";
 import { findToken, findTokenWithSession } from "../store/tokens.ts";
+import { findApiKeyHash } from "../store/users.ts";
 import type { Deps, Principal } from "./context.ts";
 
 const invalidToken = () => ServiceError.of("invalid_token", "invalid token");
@@ -51,4 +52,31 @@ export async function authenticate(
     ...("session" in found ? { session: found.session } : {}),
     ...("reading" in found ? { reading: found.reading } : {}),
   };
+}
+
+const invalidApiKey = () => ServiceError.of("invalid_api_key", "invalid API key");
+
+/**
+ * The compatible surfaces' credentials (decisions.md §12): `Authorization:
+ * Bearer` with an API key or a session token, or (`/v1/messages`) an API key
+ * in `x-api-key`. An API key is checked as sign-in checks it.
+ */
+export async function authenticateKeyOrToken(
+  request: Request,
+  deps: Deps,
+  options: { apiKeyHeader?: boolean } = {},
+): Promise<Principal> {
+  const header = request.headers.get("authorization");
+  const raw = header === null ? null : parseBearer(header);
+  const key = raw ?? (options.apiKeyHeader ? request.headers.get("x-api-key") : null);
+  if (key === null || !key.startsWith(API_KEY_PREFIX)) {
+    if (header === null && key !== null) throw invalidApiKey();
+    return await authenticate(request, deps);
+  }
+  const parsed = parseApiKey(key);
+  if (parsed === null) throw invalidApiKey();
+  const stored = await findApiKeyHash(deps.db, parsed.userId);
+  const presented = sha256Hex(parsed.secret);
+  if (stored === null || !digestsEqual(presented, stored)) throw invalidApiKey();
+  return { userId: parsed.userId, tokenId: "" };
 }

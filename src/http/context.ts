@@ -1,3 +1,4 @@
+import type { Failure } from "../core/errors.ts";
 import type { Deps } from "../deps.ts";
 import type { TurnReading } from "../store/run_admission.ts";
 import type { SessionRow } from "../store/sessions.ts";
@@ -29,7 +30,12 @@ export interface RequestContext {
 }
 
 export interface Endpoint {
-  auth: "none" | "bearer";
+  /** `key_or_token`: an API key or a session token as bearer (the compatible surfaces). */
+  auth: "none" | "bearer" | "key_or_token";
+  /** With `key_or_token`, an API key in `x-api-key` too (Anthropic's header). */
+  apiKeyHeader?: boolean;
+  /** Writes this endpoint's errors in its API's own shape; absent, the native envelope. */
+  renderError?: (failure: Failure, status: number) => Response;
   /** An unauthenticated endpoint limited per client address (router.limits.rate.anonymous_*). */
   limitByAddress?: boolean;
   /** Reads the session's history and memory with the token (one round trip: preview). */

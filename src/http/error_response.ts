@@ -32,6 +32,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   run_in_flight: 409,
   no_active_run: 422,
   continuation_mismatch: 422,
+  approval_required: 403,
   context_length_exceeded: 422,
   invalid_provider_configuration: 500,
   invalid_provider_credentials: 503,

@@ -1,6 +1,6 @@
-import { failure, ServiceError } from "../core/errors.ts";
+import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import { isUuid } from "../core/credential_format.ts";
-import { authenticate } from "./auth.ts";
+import { authenticate, authenticateKeyOrToken } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import { clientAddress, type Connection } from "./client_address.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
@@ -38,15 +38,18 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     try {
       // A request on a session reads the session with the token, in one round trip.
       const sessionId = params.session_id;
-      principal = await authenticate(
-        request,
-        deps,
-        sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
-        { reading: endpoint.readsTurn === true },
-      );
+      principal = endpoint.auth === "key_or_token"
+        ? await authenticateKeyOrToken(request, deps, { apiKeyHeader: endpoint.apiKeyHeader })
+        : await authenticate(
+          request,
+          deps,
+          sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
+          { reading: endpoint.readsTurn === true },
+        );
     } catch (error) {
-      // A wrong token costs its address a token, so tokens cannot be guessed at full speed.
-      if (error instanceof ServiceError && error.failure.code === "invalid_token") {
+      // A wrong token or key costs its address a token, so neither can be guessed at full speed.
+      const code = error instanceof ServiceError ? error.failure.code : null;
+      if (code === "invalid_token" || code === "invalid_api_key") {
         const tooMany = limits.byAddress(address, now);
         if (tooMany !== null) return tooMany;
       }
@@ -85,12 +88,36 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     }
     probe.route = found.path;
     const endpoint = found.handler;
+    if (endpoint.renderError === undefined) {
+      return await admitted(request, url, endpoint, found.params, connection);
+    }
+    // Every error of such an endpoint, its own or the gates' before it, in its API's shape.
+    let response: Response;
+    try {
+      response = await admitted(request, url, endpoint, found.params, connection);
+    } catch (error) {
+      response = toErrorResponse(error, deps, probe);
+    }
+    if (response.status < 400) return response;
+    const rendered = endpoint.renderError(await failureOf(response), response.status);
+    const retryAfter = response.headers.get("retry-after");
+    if (retryAfter !== null) rendered.headers.set("retry-after", retryAfter);
+    return rendered;
+  }
+
+  async function admitted(
+    request: Request,
+    url: URL,
+    endpoint: Endpoint,
+    params: Params,
+    connection?: Connection,
+  ): Promise<Response> {
     const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
-    const principal = await admit(request, endpoint, found.params, address);
+    const principal = await admit(request, endpoint, params, address);
     if (principal instanceof Response) return principal;
     const unstorable = unstorableInQuery(url);
     if (unstorable !== null) return errorResponse(unstorable, { status: 400 });
-    return await endpoint.handle({ request, url, params: found.params, deps, principal, address });
+    return await endpoint.handle({ request, url, params, deps, principal, address });
   }
 
   return async (request, connection) => {
@@ -114,6 +141,12 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     });
     return probe.end(request.method, response);
   };
+}
+
+/** The failure a native error response carries, for an endpoint that answers in another shape. */
+async function failureOf(response: Response): Promise<Failure> {
+  const body = await response.json() as { error: Failure };
+  return body.error;
 }
 
 function toErrorResponse(error: unknown, deps: Deps, probe: RequestProbe): Response {

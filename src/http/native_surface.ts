@@ -35,7 +35,7 @@ const NATIVE_FRAMING = {
 export const NATIVE_SURFACE: TurnSurface = {
   answer: (result, turnId) => jsonResponse(envelopeOf(result, turnId)),
   framing: () => NATIVE_FRAMING,
-  streamHeaders: SSE_HEADERS,
+  streamHeaders: () => SSE_HEADERS,
 };
 
 /** The native API streams when the client accepts server-sent events. */

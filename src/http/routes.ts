@@ -20,6 +20,7 @@ import {
 } from "./routes/sessions.ts";
 import { continueEndpoint } from "./routes/continue.ts";
 import { executeEndpoint } from "./routes/execute.ts";
+import { chatCompletions, getCompatModel, listCompatModels } from "./routes/openai_compat.ts";
 import { getOpenApi, getStatus } from "./routes/status.ts";
 import { getTrace } from "./routes/traces.ts";
 import { getUsage } from "./routes/usage.ts";
@@ -51,6 +52,10 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "GET", path: "/api/v1/policies/:name", handler: getPolicy },
   { method: "DELETE", path: "/api/v1/policies/:name", handler: deletePolicyEndpoint },
   { method: "GET", path: "/api/v1/policies/:name/versions/:version", handler: getPolicyVersion },
+  { method: "POST", path: "/v1/chat/completions", handler: chatCompletions },
+  { method: "GET", path: "/v1/models", handler: listCompatModels },
+  { method: "GET", path: "/v1/models/:model_id", handler: getCompatModel },
+  { method: "GET", path: "/v1/models/:provider/:model_id", handler: getCompatModel },
   { method: "GET", path: "/console", handler: webPage("console") },
   { method: "GET", path: "/console/:file", handler: webFile("console") },
   { method: "GET", path: "/docs", handler: webPage("docs") },

@@ -9,12 +9,28 @@ const COLUMNS = "id, user_id, title, scope, key_id, archived, metadata, created_
 
 export async function insertSession(
   db: Queryable,
-  s: { id: string; userId: string; title: string; scope?: string; keyId?: string; now: Date },
+  s: {
+    id: string;
+    userId: string;
+    title: string;
+    scope?: string;
+    keyId?: string;
+    metadata?: Record<string, unknown>;
+    now: Date;
+  },
 ): Promise<SessionRow> {
   const rows = await db.query<SessionRow>(
-    `INSERT INTO sessions (id, user_id, title, scope, key_id, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
-    [s.id, s.userId, s.title, s.scope ?? null, s.keyId ?? null, s.now],
+    `INSERT INTO sessions (id, user_id, title, scope, key_id, metadata, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, coalesce($7::jsonb, '{}'::jsonb), $6, $6) RETURNING ${COLUMNS}`,
+    [
+      s.id,
+      s.userId,
+      s.title,
+      s.scope ?? null,
+      s.keyId ?? null,
+      s.now,
+      s.metadata === undefined ? null : JSON.stringify(s.metadata),
+    ],
   );
   return rows[0];
 }

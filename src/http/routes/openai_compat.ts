@@ -1,0 +1,109 @@
+/**
+ * OpenAI's API on Switchyard (decisions.md §12): `POST /v1/chat/completions`
+ * runs one turn; `GET /v1/models` and `GET /v1/models/{id}` list what the
+ * `model` field takes. Errors come in OpenAI's shape with the native status;
+ * `GET /v1/models` answers in Anthropic's list shape when asked by an
+ * Anthropic client (an `anthropic-version` header).
+ */
+import { ServiceError } from "../../core/errors.ts";
+import { listingTimeoutMs } from "../../providers/listing.ts";
+import { parseCredentialHeaders } from "../../providers/credentials.ts";
+import { catalogForRequest } from "../../providers/request_catalog.ts";
+import { listPolicyNames } from "../../store/policies.ts";
+import { runCompatTurn } from "../../surfaces/compat_turn.ts";
+import { openAiError, openAiSurface } from "../../surfaces/openai_answer.ts";
+import { openAiChatRequest } from "../../surfaces/openai_request.ts";
+import { readJsonObject } from "../body.ts";
+import type { Endpoint, RequestContext } from "../context.ts";
+import { jsonResponse } from "../error_response.ts";
+
+export const chatCompletions: Endpoint = {
+  auth: "key_or_token",
+  renderError: openAiError,
+  async handle(ctx) {
+    const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
+    const request = openAiChatRequest(body);
+    const created = Math.floor(ctx.deps.now().getTime() / 1000);
+    return await runCompatTurn(
+      ctx,
+      request,
+      (session) =>
+        openAiSurface({ sessionId: session.id, created, includeUsage: request.includeUsage }),
+    );
+  },
+};
+
+interface ListedModel {
+  id: string;
+  display_name: string;
+}
+
+/** `switchyard`, each named policy, then the catalog's models for the request's credentials. */
+async function listed(ctx: RequestContext): Promise<ListedModel[]> {
+  const [names, rc] = await Promise.all([
+    listPolicyNames(ctx.deps.db, ctx.principal.userId),
+    catalogForRequest(ctx.deps.registry, parseCredentialHeaders(ctx.request.headers), {
+      cache: ctx.deps.listingCache,
+      deadlineMs: listingTimeoutMs(ctx.request.headers.get("x-router-timeout-ms")),
+    }),
+  ]);
+  return [
+    { id: "switchyard", display_name: "Switchyard (your default policy)" },
+    ...names.map((n) => ({
+      id: `switchyard/${n.name}`,
+      display_name: `Switchyard policy '${n.name}' (version ${n.version})`,
+    })),
+    ...rc.listing.models.map((m) => ({
+      id: `${m.provider}/${m.model}`,
+      display_name: m.display_name ?? m.model,
+    })),
+  ];
+}
+
+const EPOCH = "1970-01-01T00:00:00Z";
+
+function openAiModel(m: ListedModel) {
+  return { id: m.id, object: "model", created: 0, owned_by: m.id.split("/")[0] };
+}
+
+function anthropicModel(m: ListedModel) {
+  return { type: "model", id: m.id, display_name: m.display_name, created_at: EPOCH };
+}
+
+const asAnthropic = (ctx: RequestContext) => ctx.request.headers.has("anthropic-version");
+
+export const listCompatModels: Endpoint = {
+  auth: "key_or_token",
+  apiKeyHeader: true,
+  renderError: openAiError,
+  async handle(ctx) {
+    const models = await listed(ctx);
+    if (!asAnthropic(ctx)) return jsonResponse({ object: "list", data: models.map(openAiModel) });
+    return jsonResponse({
+      data: models.map(anthropicModel),
+      has_more: false,
+      first_id: models[0]?.id ?? null,
+      last_id: models.at(-1)?.id ?? null,
+    });
+  },
+};
+
+export const getCompatModel: Endpoint = {
+  auth: "key_or_token",
+  apiKeyHeader: true,
+  renderError: openAiError,
+  async handle(ctx) {
+    const raw = ctx.params.provider === undefined
+      ? ctx.params.model_id
+      : `${ctx.params.provider}/${ctx.params.model_id}`;
+    const id = decodeURIComponent(raw ?? "");
+    const found = (await listed(ctx)).find((m) => m.id === id);
+    if (found === undefined) {
+      throw ServiceError.of(
+        "model_not_found",
+        `model not found: '${id}'; GET /v1/models lists them`,
+      );
+    }
+    return jsonResponse(asAnthropic(ctx) ? anthropicModel(found) : openAiModel(found));
+  },
+};

@@ -1,0 +1,206 @@
+/**
+ * What the OpenAI- and Anthropic-compatible surfaces share once each has
+ * translated its request (decisions.md §12): the `model` field to a named
+ * policy or an explicit model, the conversation to its session, and the turn
+ * the native engine runs. Each surface only translates and frames.
+ */
+import { ServiceError } from "../core/errors.ts";
+import { constrainedPathMatcher } from "../core/privacy.ts";
+import type { Policy } from "../core/turn_request_types.ts";
+import { splitConversation } from "../engine/conversation_split.ts";
+import { type ConversationTurn, startConversationTurn } from "../engine/conversation_turn.ts";
+import { engineDeps } from "../engine/engine_deps.ts";
+import type { TurnSurface } from "../engine/respond.ts";
+import type { ModelAnswer } from "../engine/turn_context.ts";
+import type { RequestContext } from "../http/context.ts";
+import { acceptTurns } from "../http/shutdown_gate.ts";
+import { parseTurnRequest } from "../http/turn_request.ts";
+import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
+import { findConversationSession, recordConversation } from "../store/conversation_turns.ts";
+import { findPolicy, listPolicyNames } from "../store/policies.ts";
+import { findOwnedSession, insertSession, type SessionRow } from "../store/sessions.ts";
+import { conversationDigest } from "./conversation_digest.ts";
+
+export type SurfaceName = "openai" | "anthropic";
+
+/** A compatible request, translated: everything the turn needs, in neutral terms. */
+export interface CompatRequest {
+  surface: SurfaceName;
+  model: string;
+  system: string | null;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  toolChoice?: ToolChoice;
+  sampling?: SamplingOptions;
+  maxOutputTokens?: number;
+  stream: boolean;
+  /** The surface's own name of a neutral request option, for a 400 that names it. */
+  fieldOf(option: string): string;
+}
+
+/** What the `model` field asks for. */
+export type ModelChoice =
+  | { kind: "policy"; name: string; version: number | null }
+  | { kind: "model"; ref: string };
+
+const POLICY_MODEL = /^switchyard(?:\/([a-z0-9][a-z0-9_.-]{0,63})(?:@([1-9][0-9]{0,8}))?)?$/;
+
+/** `switchyard`, `switchyard/<name>`, `switchyard/<name>@<n>`, or a `provider/model` reference. */
+export function modelChoice(model: string): ModelChoice | null {
+  const named = POLICY_MODEL.exec(model);
+  if (named !== null) {
+    return {
+      kind: "policy",
+      name: named[1] ?? "default",
+      version: named[2] === undefined ? null : Number(named[2]),
+    };
+  }
+  if (model.startsWith("switchyard/")) return null;
+  return model.includes("/") ? { kind: "model", ref: model } : null;
+}
+
+async function unknownModel(ctx: RequestContext, model: string): Promise<never> {
+  const names = await listPolicyNames(ctx.deps.db, ctx.principal.userId);
+  const stored = names.length === 0
+    ? "you have no named policies yet"
+    : `your policies: ${names.map((n) => `switchyard/${n.name}`).join(", ")}`;
+  throw ServiceError.of(
+    "model_not_found",
+    `model not found: '${model}'; use 'switchyard' (your policy named 'default'), ` +
+      `'switchyard/<name>[@<version>]' or a 'provider/model' of GET /v1/models (${stored}); ` +
+      "store a policy with PUT /api/v1/policies/<name>",
+  );
+}
+
+/** The policy a request routes with, and the explicit model it names, if any. */
+async function policyFor(
+  ctx: RequestContext,
+  model: string,
+): Promise<{ policy: Policy | Record<string, never>; explicit: string | null }> {
+  const choice = modelChoice(model);
+  if (choice === null) return await unknownModel(ctx, model);
+  const name = choice.kind === "policy" ? choice.name : "default";
+  const version = choice.kind === "policy" ? choice.version : null;
+  const found = await findPolicy(ctx.deps.db, ctx.principal.userId, name, version);
+  if (choice.kind === "model") return { policy: found?.policy ?? {}, explicit: choice.ref };
+  if (found === null) return await unknownModel(ctx, model);
+  return { policy: found.policy, explicit: null };
+}
+
+const TITLE_LENGTH = 80;
+
+function titleOf(messages: readonly ChatMessage[]): string {
+  const first = messages.find((m) => m.role === "user")?.content ?? "";
+  const line = first.replace(/\s+/g, " ").trim();
+  const points = [...line];
+  return points.length <= TITLE_LENGTH ? line : `${points.slice(0, TITLE_LENGTH - 1).join("")}…`;
+}
+
+/**
+ * The session a request continues: the one `X-Router-Session-Id` names; else
+ * the one whose recorded conversation equals this request's earlier messages;
+ * else a new one.
+ */
+async function sessionFor(ctx: RequestContext, request: CompatRequest): Promise<SessionRow> {
+  const { db } = ctx.deps;
+  const userId = ctx.principal.userId;
+  const named = ctx.request.headers.get("x-router-session-id");
+  if (named !== null) {
+    const session = /^[0-9a-f-]{36}$/i.test(named)
+      ? await findOwnedSession(db, userId, named.toLowerCase())
+      : null;
+    if (session === null || session.archived) {
+      throw ServiceError.of("session_not_found", `session not found: '${named}'`);
+    }
+    if (session.key_id !== null) {
+      throw ServiceError.of(
+        "invalid_request",
+        "invalid session: an encrypted session cannot be used through this API",
+        { path: "X-Router-Session-Id" },
+      );
+    }
+    return session;
+  }
+  const last = request.messages.findLastIndex((m) => m.role === "assistant");
+  if (last >= 0) {
+    const digest = conversationDigest(request.system, request.messages.slice(0, last + 1));
+    const id = await findConversationSession(db, userId, digest);
+    const session = id === null ? null : await findOwnedSession(db, userId, id);
+    if (session !== null && !session.archived && session.key_id === null) return session;
+  }
+  return await insertSession(db, {
+    id: ctx.deps.newId(),
+    userId,
+    title: titleOf(request.messages),
+    metadata: { surface: request.surface },
+    now: ctx.deps.now(),
+  });
+}
+
+/** The conversation as answered, so its next request finds this session. */
+function answeredMessage(answer: ModelAnswer): ChatMessage {
+  return {
+    role: "assistant",
+    content: answer.text,
+    toolCalls: answer.toolCalls.map((c) => ({
+      callId: c.callId,
+      name: c.name,
+      arguments: c.arguments,
+    })),
+  };
+}
+
+/**
+ * Runs the request as one turn of its session. `surface` writes the answer;
+ * it is given the session so its headers can name it.
+ */
+export async function runCompatTurn(
+  ctx: RequestContext,
+  request: CompatRequest,
+  surface: (session: SessionRow) => TurnSurface,
+): Promise<Response> {
+  acceptTurns(ctx.deps);
+  const { policy, explicit } = await policyFor(ctx, request.model);
+  const prompt = request.messages.findLast((m) => m.role === "user");
+  if (prompt === undefined) {
+    throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
+      path: "messages",
+    });
+  }
+  const parsed = parseTurnRequest({
+    input: { text: prompt.content, ...(explicit === null ? {} : { explicit_model: explicit }) },
+    policy,
+  });
+  if (!parsed.ok) throw new ServiceError(parsed.failure);
+  const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
+  if (split === null) throw new Error("a conversation with a user message did not split");
+  const session = await sessionFor(ctx, request);
+  const deps = engineDeps(ctx.deps);
+  const turn: ConversationTurn = {
+    request: parsed.value,
+    system: request.system,
+    split,
+    tools: request.tools,
+    ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),
+    ...(request.sampling === undefined ? {} : { sampling: request.sampling }),
+    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+    fieldOf: request.fieldOf,
+    remember: (answer) =>
+      recordConversation(deps.db, {
+        userId: session.user_id,
+        digest: conversationDigest(request.system, [
+          ...request.messages,
+          answeredMessage(answer),
+        ]),
+        sessionId: session.id,
+        now: deps.now(),
+      }),
+  };
+  return await startConversationTurn({
+    deps,
+    session,
+    headers: ctx.request.headers,
+    stream: request.stream,
+    surface: surface(session),
+  }, turn);
+}

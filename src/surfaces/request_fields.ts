@@ -1,0 +1,40 @@
+/**
+ * The errors and small readers every compatible surface's translation uses.
+ * A malformed field is `invalid_request` (422, as natively); a field the API
+ * defines but the service cannot honour is refused with 400 naming it
+ * (decisions.md §12): `details.unsupported` tells the surface's error writer.
+ */
+import { ServiceError } from "../core/errors.ts";
+import type { ImagePart } from "../providers/types.ts";
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function invalid(path: string, expected: string): ServiceError {
+  return ServiceError.of("invalid_request", `invalid ${path}: expected ${expected}`, { path });
+}
+
+export function unsupported(path: string, what: string): ServiceError {
+  return ServiceError.of(
+    "invalid_request",
+    `unsupported parameter: ${what} is not supported by this service; leave it out`,
+    { path, unsupported: true },
+  );
+}
+
+/** The HTTP status of a failure on a compatible surface: 400 for what cannot be honoured. */
+export function surfaceStatus(
+  details: Record<string, unknown> | undefined,
+  status: number,
+): number {
+  return details?.unsupported === true ? 400 : status;
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/** An inline `data:` URL as an image part; null for any other URL. */
+export function dataUrlImage(url: string): ImagePart | null {
+  const m = DATA_URL.exec(url);
+  return m === null ? null : { mediaType: m[1], data: m[2] };
+}
