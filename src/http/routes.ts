@@ -21,6 +21,7 @@ import {
 import { continueEndpoint } from "./routes/continue.ts";
 import { executeEndpoint } from "./routes/execute.ts";
 import { chatCompletions, getCompatModel, listCompatModels } from "./routes/openai_compat.ts";
+import { countTokens, messages } from "./routes/anthropic_compat.ts";
 import { getOpenApi, getStatus } from "./routes/status.ts";
 import { getTrace } from "./routes/traces.ts";
 import { getUsage } from "./routes/usage.ts";
@@ -53,6 +54,8 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "DELETE", path: "/api/v1/policies/:name", handler: deletePolicyEndpoint },
   { method: "GET", path: "/api/v1/policies/:name/versions/:version", handler: getPolicyVersion },
   { method: "POST", path: "/v1/chat/completions", handler: chatCompletions },
+  { method: "POST", path: "/v1/messages", handler: messages },
+  { method: "POST", path: "/v1/messages/count_tokens", handler: countTokens },
   { method: "GET", path: "/v1/models", handler: listCompatModels },
   { method: "GET", path: "/v1/models/:model_id", handler: getCompatModel },
   { method: "GET", path: "/v1/models/:provider/:model_id", handler: getCompatModel },

@@ -27,8 +27,7 @@ function client(headers: Record<string, string> = PROVIDER_KEY): OpenAI {
     baseURL: "http://switchyard.test/v1",
     defaultHeaders: headers,
     maxRetries: 0,
-    fetch: (url: RequestInfo | URL, init?: RequestInit) =>
-      h.app.handler(new Request(url, init)),
+    fetch: (url: RequestInfo | URL, init?: RequestInit) => h.app.handler(new Request(url, init)),
   });
 }
 
@@ -130,13 +129,9 @@ describe("the openai client on /v1/chat/completions", () => {
     for await (const chunk of stream) chunks.push(chunk);
     assert.equal(new Set(chunks.map((c) => c.id)).size, 1);
     assert.equal(chunks[0].choices[0].delta.role, "assistant");
-    const text = chunks.flatMap((c) =>
-      c.choices.map((ch) => ch.delta.content ?? "")
-    ).join("");
+    const text = chunks.flatMap((c) => c.choices.map((ch) => ch.delta.content ?? "")).join("");
     assert.equal(text, "Hello");
-    const finishes = chunks.flatMap((c) =>
-      c.choices.map((ch) => ch.finish_reason)
-    )
+    const finishes = chunks.flatMap((c) => c.choices.map((ch) => ch.finish_reason))
       .filter((f) => f !== null);
     assert.deepEqual(finishes, ["stop"]);
     const last = chunks.at(-1)!;
@@ -291,8 +286,7 @@ describe("the openai client on /v1/chat/completions", () => {
       apiKey: `${h.alice.apiKey.slice(0, -4)}zzzz`,
       baseURL: "http://switchyard.test/v1",
       maxRetries: 0,
-      fetch: (url: RequestInfo | URL, init?: RequestInit) =>
-        h.app.handler(new Request(url, init)),
+      fetch: (url: RequestInfo | URL, init?: RequestInit) => h.app.handler(new Request(url, init)),
     });
     await assert.rejects(
       wrong.chat.completions.create({

@@ -1,0 +1,188 @@
+/**
+ * A turn's answer in Anthropic's Messages shapes (decisions.md §12): the
+ * buffered `message`, and the streamed events `message_start` (with the input
+ * usage) … content blocks … `message_delta` (with the output usage) and
+ * `message_stop`. The stream opens with the first content, so a fallback
+ * before it shows nothing; a failure after it is an `error` event and the
+ * stream ends without `message_stop`.
+ */
+import type { Failure } from "../core/errors.ts";
+import type { TurnEvent } from "../core/turn_stream_events.ts";
+import type { TurnSurface } from "../engine/respond.ts";
+import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
+import { SSE_HEADERS } from "../http/sse.ts";
+import type { StopReason } from "../providers/types.ts";
+import { surfaceStatus } from "./request_fields.ts";
+
+const STOP: Record<StopReason, string> = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  max_tokens: "max_tokens",
+  refused: "refusal",
+  other: "end_turn",
+};
+
+function stopReason(answer: ModelAnswer): string {
+  if (answer.toolCalls.length > 0) return "tool_use";
+  return STOP[answer.stopReason ?? "stop"];
+}
+
+function errorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  if (status === 503 || status === 529) return "overloaded_error";
+  return status >= 500 ? "api_error" : "invalid_request_error";
+}
+
+function errorBody(failure: Failure, status: number) {
+  return { type: "error", error: { type: errorType(status), message: failure.message } };
+}
+
+/** An error before any answer: Anthropic's error shape, the native status. */
+export function anthropicError(failure: Failure, status: number): Response {
+  const code = surfaceStatus(failure.details, status);
+  return new Response(JSON.stringify(errorBody(failure, code)), {
+    status: code,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+const encoder = new TextEncoder();
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+function routerHeaders(sessionId: string, turnId: string): Record<string, string> {
+  return { "x-router-session-id": sessionId, "x-router-trace-id": turnId };
+}
+
+export function anthropicSurface(o: { sessionId: string }): TurnSurface {
+  return {
+    answer(result, turnId) {
+      const answer = (result as Extract<TurnResult, { kind: "answer" }>).answer;
+      const content = [
+        ...(answer.text === "" && answer.toolCalls.length > 0
+          ? []
+          : [{ type: "text", text: answer.text }]),
+        ...answer.toolCalls.map((c) => ({
+          type: "tool_use",
+          id: c.callId,
+          name: c.name,
+          input: c.arguments,
+        })),
+      ];
+      return new Response(
+        JSON.stringify({
+          id: `msg_${turnId}`,
+          type: "message",
+          role: "assistant",
+          model: `${answer.provider}/${answer.model}`,
+          content,
+          stop_reason: stopReason(answer),
+          stop_sequence: null,
+          usage: { input_tokens: answer.inputTokens ?? 0, output_tokens: answer.outputTokens ?? 0 },
+        }),
+        {
+          status: 200,
+          headers: { "content-type": "application/json", ...routerHeaders(o.sessionId, turnId) },
+        },
+      );
+    },
+    framing(turnId) {
+      let model = "";
+      let inputTokens = 0;
+      let started = false;
+      /** The open block: its index and kind; -1 before the first. */
+      let index = -1;
+      let open: "text" | "tool_use" | null = null;
+      const opening = (): string => {
+        if (started) return "";
+        started = true;
+        return event("message_start", {
+          message: {
+            id: `msg_${turnId}`,
+            type: "message",
+            role: "assistant",
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: inputTokens, output_tokens: 0 },
+          },
+        });
+      };
+      const close = (): string => {
+        if (open === null) return "";
+        open = null;
+        return event("content_block_stop", { index });
+      };
+      return {
+        frame(e: TurnEvent) {
+          switch (e.type) {
+            case "call_started":
+              model = `${e.provider}/${e.model}`;
+              inputTokens = e.input_tokens;
+              return null;
+            case "text_delta": {
+              let out = opening();
+              if (open !== "text") {
+                out += close();
+                open = "text";
+                index++;
+                out += event("content_block_start", {
+                  index,
+                  content_block: { type: "text", text: "" },
+                });
+              }
+              out += event("content_block_delta", {
+                index,
+                delta: { type: "text_delta", text: e.delta },
+              });
+              return encoder.encode(out);
+            }
+            case "call_tool": {
+              let out = opening() + close();
+              index++;
+              open = "tool_use";
+              out += event("content_block_start", {
+                index,
+                content_block: { type: "tool_use", id: e.call_id, name: e.name, input: {} },
+              });
+              out += event("content_block_delta", {
+                index,
+                delta: { type: "input_json_delta", partial_json: JSON.stringify(e.arguments) },
+              });
+              return encoder.encode(out);
+            }
+            default:
+              return null;
+          }
+        },
+        keepAlive: () => encoder.encode(": keep-alive\n\n"),
+        last(result) {
+          if (result.kind !== "answer") {
+            const failure = result.kind === "failure"
+              ? result.failure
+              : { code: "internal_error" as const, message: "the turn was cut by another request" };
+            return encoder.encode(event("error", { error: errorBody(failure, 500).error }));
+          }
+          const answer = result.answer;
+          model ||= `${answer.provider}/${answer.model}`;
+          return encoder.encode(
+            opening() + close() +
+              event("message_delta", {
+                delta: { stop_reason: stopReason(answer), stop_sequence: null },
+                usage: {
+                  input_tokens: answer.inputTokens ?? 0,
+                  output_tokens: answer.outputTokens ?? 0,
+                },
+              }) +
+              event("message_stop", {}),
+          );
+        },
+      };
+    },
+    streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(o.sessionId, turnId) }),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * An Anthropic Messages request (`POST /v1/messages`, and the body of
+ * `/v1/messages/count_tokens`) translated into the neutral turn (decisions.md
+ * §12), block by block. Tool results, which Anthropic carries in user
+ * messages, become the neutral tool messages before the user's own text.
+ * Thinking settings are left to the policy's effort; unknown fields are ignored.
+ */
+import type {
+  ChatMessage,
+  ImagePart,
+  SamplingOptions,
+  ToolCall,
+  ToolChoice,
+  ToolSpec,
+} from "../providers/types.ts";
+import type { CompatRequest } from "./compat_turn.ts";
+import { invalid, isObject, unsupported } from "./request_fields.ts";
+
+const FIELDS: Record<string, string> = {
+  seed: "seed",
+  response_format: "output_format",
+  tool_choice: "tool_choice",
+  image_url: "messages[].content[].source",
+  stop: "stop_sequences",
+  top_p: "top_p",
+  temperature: "temperature",
+};
+
+function blockText(content: unknown, path: string): string {
+  if (typeof content === "string") return content;
+  if (content === undefined || content === null) return "";
+  if (!Array.isArray(content)) throw invalid(path, "a string or an array of text blocks");
+  return content.map((b, i) => {
+    if (isObject(b) && b.type === "text" && typeof b.text === "string") return b.text;
+    if (isObject(b) && b.type === "image") {
+      throw unsupported(`${path}[${i}]`, "an image in a tool result");
+    }
+    throw invalid(`${path}[${i}]`, "a text block");
+  }).join("");
+}
+
+function image(block: Record<string, unknown>, path: string): ImagePart {
+  const source = block.source;
+  if (isObject(source) && source.type === "base64" && typeof source.data === "string") {
+    return {
+      data: source.data,
+      ...(typeof source.media_type === "string" ? { mediaType: source.media_type } : {}),
+    };
+  }
+  if (isObject(source) && source.type === "url" && typeof source.url === "string") {
+    return { url: source.url };
+  }
+  throw invalid(`${path}.source`, 'a "base64" or "url" image source');
+}
+
+function userMessages(content: unknown, path: string): ChatMessage[] {
+  if (!Array.isArray(content)) return [{ role: "user", content: blockText(content, path) }];
+  const results: ChatMessage[] = [];
+  const texts: string[] = [];
+  const images: ImagePart[] = [];
+  content.forEach((b, i) => {
+    const at = `${path}[${i}]`;
+    if (!isObject(b)) throw invalid(at, "a content block");
+    if (b.type === "text" && typeof b.text === "string") texts.push(b.text);
+    else if (b.type === "image") images.push(image(b, at));
+    else if (b.type === "tool_result") {
+      if (typeof b.tool_use_id !== "string") throw invalid(`${at}.tool_use_id`, "a string");
+      results.push({
+        role: "tool",
+        callId: b.tool_use_id,
+        content: blockText(b.content, `${at}.content`),
+        isError: b.is_error === true,
+      });
+    } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
+  });
+  if (texts.length === 0 && images.length === 0) return results;
+  const user: ChatMessage = images.length === 0
+    ? { role: "user", content: texts.join("\n") }
+    : { role: "user", content: texts.join("\n"), images };
+  return [...results, user];
+}
+
+function assistantMessage(content: unknown, path: string): ChatMessage {
+  if (!Array.isArray(content)) return { role: "assistant", content: blockText(content, path) };
+  const texts: string[] = [];
+  const calls: ToolCall[] = [];
+  content.forEach((b, i) => {
+    const at = `${path}[${i}]`;
+    if (!isObject(b)) throw invalid(at, "a content block");
+    if (b.type === "text" && typeof b.text === "string") texts.push(b.text);
+    else if (b.type === "tool_use") {
+      if (typeof b.id !== "string" || typeof b.name !== "string" || !isObject(b.input)) {
+        throw invalid(at, 'a tool_use block {"id", "name", "input"}');
+      }
+      calls.push({ callId: b.id, name: b.name, arguments: b.input });
+    } else if (b.type === "thinking" || b.type === "redacted_thinking") {
+      // Another model's reasoning is not replayed: the next call may go elsewhere.
+    } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
+  });
+  const text = texts.join("");
+  return calls.length === 0
+    ? { role: "assistant", content: text }
+    : { role: "assistant", content: text, toolCalls: calls };
+}
+
+function conversation(raw: unknown): ChatMessage[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw invalid("messages", "a non-empty array");
+  return raw.flatMap((m, i) => {
+    const at = `messages[${i}]`;
+    if (!isObject(m)) throw invalid(at, "a message object");
+    if (m.role === "user") return userMessages(m.content, `${at}.content`);
+    if (m.role === "assistant") return [assistantMessage(m.content, `${at}.content`)];
+    throw invalid(`${at}.role`, "user or assistant");
+  });
+}
+
+function system(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  const text = blockText(raw, "system");
+  return text === "" ? null : text;
+}
+
+function tools(raw: unknown): ToolSpec[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw invalid("tools", "an array of tools");
+  return raw.map((t, i) => {
+    if (!isObject(t) || typeof t.name !== "string") {
+      throw invalid(`tools[${i}]`, 'a tool {"name", "input_schema"}');
+    }
+    if (t.type !== undefined && t.type !== "custom") {
+      throw unsupported(`tools[${i}].type`, `server tool ${JSON.stringify(t.type)}`);
+    }
+    return {
+      name: t.name,
+      description: typeof t.description === "string" ? t.description : "",
+      parameters: isObject(t.input_schema) ? t.input_schema : { type: "object", properties: {} },
+    };
+  });
+}
+
+function toolChoice(raw: unknown): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) throw invalid("tool_choice", "an object");
+  if (raw.type === "auto" || raw.type === "none") return raw.type;
+  if (raw.type === "any") return "required";
+  if (raw.type === "tool" && typeof raw.name === "string") return { name: raw.name };
+  throw invalid("tool_choice", 'type "auto", "any", "none" or "tool" with a name');
+}
+
+function number(body: Record<string, unknown>, field: string): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v)) throw invalid(field, "a number");
+  return v;
+}
+
+function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
+  const stop = body.stop_sequences;
+  if (
+    stop !== undefined && stop !== null &&
+    !(Array.isArray(stop) && stop.every((s) => typeof s === "string"))
+  ) {
+    throw invalid("stop_sequences", "an array of strings");
+  }
+  const temperature = number(body, "temperature");
+  const topP = number(body, "top_p");
+  const out: SamplingOptions = {
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { topP }),
+    ...(Array.isArray(stop) && stop.length > 0 ? { stop: stop as string[] } : {}),
+  };
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** The request without its output limit: what count_tokens reads too. */
+export function anthropicConversation(body: Record<string, unknown>) {
+  if (typeof body.model !== "string" || body.model === "") throw invalid("model", "a model name");
+  return {
+    model: body.model,
+    system: system(body.system),
+    messages: conversation(body.messages),
+    tools: tools(body.tools),
+  };
+}
+
+export function anthropicMessagesRequest(body: Record<string, unknown>): CompatRequest {
+  const { model, system, messages, tools } = anthropicConversation(body);
+  const max = body.max_tokens;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 1) {
+    throw invalid("max_tokens", "an integer of at least 1");
+  }
+  if (body.top_k !== undefined && body.top_k !== null) throw unsupported("top_k", '"top_k"');
+  if (body.stream !== undefined && typeof body.stream !== "boolean") {
+    throw invalid("stream", "a boolean");
+  }
+  const choice = toolChoice(body.tool_choice);
+  const options = sampling(body);
+  return {
+    surface: "anthropic",
+    model,
+    system,
+    messages,
+    tools,
+    ...(choice === undefined ? {} : { toolChoice: choice }),
+    ...(options === undefined ? {} : { sampling: options }),
+    maxOutputTokens: max,
+    stream: body.stream === true,
+    fieldOf: (option) => FIELDS[option] ?? option,
+  };
+}
