@@ -13,6 +13,7 @@ import {
   toolCallPaths,
   type ToolExchange,
 } from "./run_items.ts";
+import { toolCallLabel } from "./tool_call_label.ts";
 import { estimateTokens } from "./tokens.ts";
 import type { TurnRequest } from "./turn_request_types.ts";
 
@@ -45,7 +46,7 @@ export interface RunItems {
   tool_exchanges?: readonly ToolExchange[];
 }
 
-/** `file src/x.ts`, `git diff`, `message 12`, ... */
+/** `file src/x.ts`, `git diff`, `message 12`, `tool_call read_file src/x.ts`, ... */
 export function describeItem(item: ContextItem): string {
   return item.label === "" ? item.kind : `${item.kind} ${item.label}`;
 }
@@ -109,7 +110,8 @@ export function contextItems(
   );
   const tools = (run.tool_exchanges ?? []).map((t) => {
     const paths = toolCallPaths(t).map((p) => normalisePath(p, workspace.root));
-    return item("tool_call", t.call_id, toolContent(t), {
+    // Labelled by what the call did (`read_file README.md`), not by its opaque id.
+    return item("tool_call", toolCallLabel(t.name, t.arguments), toolContent(t), {
       required: true,
       paths,
       constrained: paths.some(constrained),

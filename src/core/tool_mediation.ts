@@ -10,6 +10,7 @@ import { type MemoryOp, memoryResultText, parseMemoryCall } from "./memory_tool.
 import { normalisePath } from "./paths.ts";
 import { toolCallPath } from "./run_items.ts";
 import { modeOfTool, type ToolDefinition } from "./tool_catalog.ts";
+import { traceArguments } from "./tool_call_label.ts";
 import type { PermissionMode } from "./vocabulary.ts";
 
 export const DENIED_BY_POLICY = "denied by policy";
@@ -176,7 +177,22 @@ export type ToolCallStatus =
   | "rejected"
   | "cancelled";
 
-/** The `tool_call` trace payload: names and ids, never arguments or results. */
-export function toolCallTracePayload(callId: string, toolName: string, status: ToolCallStatus) {
-  return { type: "tool_call" as const, call_id: callId, tool_name: toolName, status };
+/**
+ * The `tool_call` trace payload: names and ids, never results. `args` only for
+ * a plaintext session's call as the model asked it: an encrypted session
+ * stores nothing readable (decisions.md §8), so its recorders leave them out.
+ */
+export function toolCallTracePayload(
+  callId: string,
+  toolName: string,
+  status: ToolCallStatus,
+  args?: Readonly<Record<string, unknown>>,
+) {
+  return {
+    type: "tool_call" as const,
+    call_id: callId,
+    tool_name: toolName,
+    status,
+    ...(args === undefined ? {} : { arguments: traceArguments(args) }),
+  };
 }

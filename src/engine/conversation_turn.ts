@@ -260,7 +260,17 @@ async function answered(
   await noteTrace(
     t,
     reply.toolCalls.map((c) =>
-      traceEvent(scope, "tool_call", toolCallTracePayload(c.callId, c.name, "requested"))
+      // These surfaces serve plaintext sessions only: the arguments are readable (decisions.md §12).
+      traceEvent(
+        scope,
+        "tool_call",
+        toolCallTracePayload(
+          c.callId,
+          c.name,
+          "requested",
+          t.seal === null ? c.arguments : undefined,
+        ),
+      )
     ),
   );
   if (reply.interrupted) return { kind: "superseded" };

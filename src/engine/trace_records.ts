@@ -1,7 +1,9 @@
 /**
  * The trace events a turn records (interface.md "Trace"), each with the turn's
  * `trace_id`. Payloads name references (paths, kinds, call ids, sequence
- * numbers), never bodies: no prompt, file, diff, argument or result text.
+ * numbers), never bodies: no prompt, file, diff or result text. The one
+ * exception is a plaintext session's tool call, whose `tool_call` event keeps
+ * the arguments the model gave, cut short (core/tool_call_label.ts).
  */
 import type { ClassificationResult } from "../core/classification.ts";
 import type { ContextSelection } from "../core/context_fill.ts";

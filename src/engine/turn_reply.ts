@@ -188,6 +188,9 @@ export async function afterReply(
   t.input.constrained_calls.push(...m.constrained_call_ids);
   const memory = await runMemory(t, m);
   const scope = decisionScope(baseScope(t), d);
+  // Readable arguments only where the session is: an encrypted one keeps none (decisions.md §8).
+  const argumentsToTrace = (c: { arguments: Record<string, unknown> }) =>
+    t.seal === null ? c.arguments : undefined;
   const status = (id: string) =>
     m.tool_requests.some((r) => r.call_id === id)
       ? "requested" as const
@@ -197,7 +200,11 @@ export async function afterReply(
   await noteTrace(
     t,
     calls.map((c) =>
-      traceEvent(scope, "tool_call", toolCallTracePayload(c.call_id, c.name, status(c.call_id)))
+      traceEvent(
+        scope,
+        "tool_call",
+        toolCallTracePayload(c.call_id, c.name, status(c.call_id), argumentsToTrace(c)),
+      )
     ),
   );
   if (step === "call_model") {

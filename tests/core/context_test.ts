@@ -1,19 +1,35 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { contextItems, describeItem, requiredTokens } from "../../src/core/context_items.ts";
-import { excludedStrings, fillContext, includedStrings } from "../../src/core/context_fill.ts";
+import {
+  contextItems,
+  describeItem,
+  requiredTokens,
+} from "../../src/core/context_items.ts";
+import {
+  excludedStrings,
+  fillContext,
+  includedStrings,
+} from "../../src/core/context_fill.ts";
 import { constrainedPathMatcher } from "../../src/core/privacy.ts";
-import type { HistoryMessage, MemoryEntry, ToolExchange } from "../../src/core/run_items.ts";
+import type {
+  HistoryMessage,
+  MemoryEntry,
+  ToolExchange,
+} from "../../src/core/run_items.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { model, request } from "./fixtures.ts";
 
 describe("token estimate", () => {
-  const cases: [string, number][] = [["", 0], ["a", 1], ["abcd", 1], ["abcde", 2], [
+  const cases: [string, number][] = [["", 0], ["a", 1], ["abcd", 1], [
+    "abcde",
+    2,
+  ], [
     "😀😀😀😀😀",
     2,
   ], ["日本語の文", 2]];
   for (const [text, n] of cases) {
-    test(`${JSON.stringify(text)} is ${n} tokens`, () => assert.equal(estimateTokens(text), n));
+    test(`${JSON.stringify(text)} is ${n} tokens`, () =>
+      assert.equal(estimateTokens(text), n));
   }
 });
 
@@ -21,15 +37,25 @@ const t = (n: number) => "x".repeat(n * 4); // exactly n tokens
 
 function build(
   body: Record<string, unknown>,
-  run: { history?: HistoryMessage[]; memory?: MemoryEntry[]; tool_exchanges?: ToolExchange[] } = {},
+  run: {
+    history?: HistoryMessage[];
+    memory?: MemoryEntry[];
+    tool_exchanges?: ToolExchange[];
+  } = {},
 ) {
   const req = request(body);
-  return { req, items: contextItems(req, constrainedPathMatcher(req.policy), run) };
+  return {
+    req,
+    items: contextItems(req, constrainedPathMatcher(req.policy), run),
+  };
 }
 
 const body = {
   input: { text: "" },
-  workspace: { referenced_paths: ["src/ref.ts"], git_diff: "diff --git a/src/a.ts b/src/a.ts\n" },
+  workspace: {
+    referenced_paths: ["src/ref.ts"],
+    git_diff: "diff --git a/src/a.ts b/src/a.ts\n",
+  },
   policy: { privacy: { restricted_paths: ["secrets/**"] } },
   attachments: {
     files: [
@@ -41,7 +67,10 @@ const body = {
     ],
     instructions: [{ source: "AGENTS.md", content: t(1) }],
     invoked_skills: [{ name: "deploy", content: t(1) }],
-    available_skills: [{ name: "deploy", content: t(1) }, { name: "lint", content: t(1) }],
+    available_skills: [{ name: "deploy", content: t(1) }, {
+      name: "lint",
+      content: t(1),
+    }],
   },
 };
 const run = {
@@ -71,7 +100,7 @@ describe("context candidates", () => {
       "skill deploy",
       "file src/ref.ts",
       "file src/req.ts",
-      "tool_call call_1",
+      "tool_call read_file src/x.ts",
       "file src/opt.ts",
       "file src/opt.ts",
       "file secrets/k.txt",
@@ -112,7 +141,7 @@ describe("context fill", () => {
       "skill deploy",
       "file src/ref.ts",
       "file src/req.ts",
-      "tool_call call_1",
+      "tool_call read_file src/x.ts",
       "file src/opt.ts",
       "git diff",
       "message 3",
@@ -131,27 +160,46 @@ describe("context fill", () => {
 
   test("local model keeps constrained content", () => {
     const { req, items } = build(body, run);
-    const out = fillContext(items, model("ollama/x", { local: true }), req.policy, 0);
+    const out = fillContext(
+      items,
+      model("ollama/x", { local: true }),
+      req.policy,
+      0,
+    );
     assert.ok(out.ok);
     assert.ok(includedStrings(out.value).includes("file secrets/k.txt"));
     assert.ok(includedStrings(out.value).includes("message 2"));
   });
 
   test("local mode deny leaves discardable workspace content out of local prompts", () => {
-    const { req, items } = build({ ...body, policy: { privacy: { local: { mode: "deny" } } } }, {});
-    const out = fillContext(items, model("ollama/x", { local: true }), req.policy, 0);
+    const { req, items } = build({
+      ...body,
+      policy: { privacy: { local: { mode: "deny" } } },
+    }, {});
+    const out = fillContext(
+      items,
+      model("ollama/x", { local: true }),
+      req.policy,
+      0,
+    );
     assert.ok(out.ok);
-    assert.deepEqual(excludedStrings(out.value).filter((s) => s.endsWith("(local mode deny)")), [
-      "file src/opt.ts (local mode deny)",
-      "file secrets/k.txt (local mode deny)",
-      "git diff (local mode deny)",
-    ]);
+    assert.deepEqual(
+      excludedStrings(out.value).filter((s) => s.endsWith("(local mode deny)")),
+      [
+        "file src/opt.ts (local mode deny)",
+        "file secrets/k.txt (local mode deny)",
+        "git diff (local mode deny)",
+      ],
+    );
   });
 
   test("discardable items fill while they fit, then the rest is over budget", () => {
     const { req, items } = build({
       input: { text: t(2) },
-      attachments: { files: [], instructions: [{ source: "A", content: t(2) }] },
+      attachments: {
+        files: [],
+        instructions: [{ source: "A", content: t(2) }],
+      },
     }, {
       history: [
         { label: 1, role: "user", content: t(1) },
@@ -164,7 +212,10 @@ describe("context fill", () => {
     const m = model("x/y", { max_context_tokens: 12, max_output_tokens: 4 });
     const out = fillContext(items, m, req.policy, 2);
     assert.ok(out.ok);
-    assert.deepEqual(includedStrings(out.value), ["instruction A", "message 3"]);
+    assert.deepEqual(includedStrings(out.value), [
+      "instruction A",
+      "message 3",
+    ]);
     assert.deepEqual(excludedStrings(out.value), [
       "message 2 (over budget)",
       "message 1 (over budget)",
@@ -175,7 +226,10 @@ describe("context fill", () => {
   test("required items that do not fit are context_window_exceeded", () => {
     const { req, items } = build({
       input: { text: t(2) },
-      attachments: { files: [{ path: "a", content: t(7), required: true }], instructions: [] },
+      attachments: {
+        files: [{ path: "a", content: t(7), required: true }],
+        instructions: [],
+      },
     });
     const m = model("x/y", { max_context_tokens: 12, max_output_tokens: 4 });
     const out = fillContext(items, m, req.policy, 2);
