@@ -14,7 +14,7 @@ import type {
   ToolSpec,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
-import { invalid, isObject, unsupported } from "./request_fields.ts";
+import { invalid, isObject, objectOr, unsupported } from "./request_fields.ts";
 
 const FIELDS: Record<string, string> = {
   seed: "seed",
@@ -133,7 +133,10 @@ function tools(raw: unknown): ToolSpec[] {
     return {
       name: t.name,
       description: typeof t.description === "string" ? t.description : "",
-      parameters: isObject(t.input_schema) ? t.input_schema : { type: "object", properties: {} },
+      parameters: objectOr(t.input_schema, `tools[${i}].input_schema`, {
+        type: "object",
+        properties: {},
+      }),
     };
   });
 }

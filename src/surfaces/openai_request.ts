@@ -14,7 +14,7 @@ import type {
   ToolSpec,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
-import { dataUrlImage, invalid, isObject, unsupported } from "./request_fields.ts";
+import { dataUrlImage, invalid, isObject, objectOr, unsupported } from "./request_fields.ts";
 
 /** Neutral option → this API's field, for the 400 that names it. */
 const FIELDS: Record<string, string> = {
@@ -61,7 +61,8 @@ function userMessage(content: unknown, path: string): ChatMessage {
     if (!isObject(part)) throw invalid(at, "a content part object");
     if (part.type === "text" && typeof part.text === "string") texts.push(part.text);
     else if (part.type === "image_url") {
-      const url = isObject(part.image_url) ? part.image_url.url : undefined;
+      if (!isObject(part.image_url)) throw invalid(`${at}.image_url`, 'an object {"url"}');
+      const url = part.image_url.url;
       if (typeof url !== "string" || url === "") throw invalid(`${at}.image_url.url`, "a URL");
       images.push(dataUrlImage(url) ?? { url });
     } else throw unsupported(`${at}.type`, `content part type ${JSON.stringify(part.type)}`);
@@ -77,6 +78,9 @@ function toolCalls(raw: unknown, path: string): ToolCall[] {
   return raw.map((call, i) => {
     const at = `${path}[${i}]`;
     const fn = isObject(call) ? call.function : undefined;
+    if (isObject(call) && fn !== undefined && !isObject(fn)) {
+      throw invalid(`${at}.function`, 'an object {"name", "arguments"}');
+    }
     if (
       !isObject(call) || typeof call.id !== "string" || !isObject(fn) || typeof fn.name !== "string"
     ) {
@@ -144,13 +148,19 @@ function tools(raw: unknown): ToolSpec[] {
   if (!Array.isArray(raw)) throw invalid("tools", "an array of function tools");
   return raw.map((t, i) => {
     const fn = isObject(t) ? t.function : undefined;
+    if (isObject(t) && fn !== undefined && !isObject(fn)) {
+      throw invalid(`tools[${i}].function`, 'an object {"name", "parameters"}');
+    }
     if (!isObject(t) || t.type !== "function" || !isObject(fn) || typeof fn.name !== "string") {
       throw invalid(`tools[${i}]`, 'a function tool {"type": "function", "function": {"name"}}');
     }
     return {
       name: fn.name,
       description: typeof fn.description === "string" ? fn.description : "",
-      parameters: isObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} },
+      parameters: objectOr(fn.parameters, `tools[${i}].function.parameters`, {
+        type: "object",
+        properties: {},
+      }),
     };
   });
 }
@@ -159,6 +169,9 @@ function toolChoice(raw: unknown): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === "auto" || raw === "none" || raw === "required") return raw;
   const fn = isObject(raw) ? raw.function : undefined;
+  if (isObject(raw) && fn !== undefined && !isObject(fn)) {
+    throw invalid("tool_choice.function", 'an object {"name"}');
+  }
   if (isObject(raw) && raw.type === "function" && isObject(fn) && typeof fn.name === "string") {
     return { name: fn.name };
   }
@@ -173,11 +186,14 @@ function responseFormat(raw: unknown): ResponseFormat | undefined {
   if (!isObject(raw)) throw invalid("response_format", "an object");
   if (raw.type === "text" || raw.type === "json_object") return { type: raw.type };
   const spec = raw.json_schema;
+  if (spec !== undefined && !isObject(spec)) {
+    throw invalid("response_format.json_schema", 'an object {"name", "schema"}');
+  }
   if (raw.type === "json_schema" && isObject(spec) && typeof spec.name === "string") {
     return {
       type: "json_schema",
       name: spec.name,
-      schema: isObject(spec.schema) ? spec.schema : {},
+      schema: objectOr(spec.schema, "response_format.json_schema.schema", {}),
       ...(typeof spec.strict === "boolean" ? { strict: spec.strict } : {}),
     };
   }
@@ -246,7 +262,7 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
   const max = integer(body, "max_completion_tokens", 1) ?? integer(body, "max_tokens", 1);
   const choice = toolChoice(body.tool_choice);
   const options = sampling(body);
-  const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
+  const streamOptions = objectOr(body.stream_options, "stream_options", {});
   return {
     surface: "openai",
     model: body.model,

@@ -11,6 +11,17 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** An optional object field: absent gives `fallback`; anything but an object is refused. */
+export function objectOr(
+  v: unknown,
+  path: string,
+  fallback: Record<string, unknown>,
+): Record<string, unknown> {
+  if (v === undefined || v === null) return fallback;
+  if (!isObject(v)) throw invalid(path, "an object");
+  return v;
+}
+
 export function invalid(path: string, expected: string): ServiceError {
   return ServiceError.of("invalid_request", `invalid ${path}: expected ${expected}`, { path });
 }

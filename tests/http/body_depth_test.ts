@@ -38,7 +38,7 @@ describe("nestsDeeperThan", () => {
 /** How each route that can carry a body takes a deep one. `DEEP` marks where the nesting goes. */
 const BODY_ROUTES: Record<
   string,
-  { json: true; template: string } | { json: false }
+  { json: true; template: string; surface?: "openai" | "anthropic" } | { json: false }
 > = {
   "POST /api/v1/auth/bootstrap": { json: false },
   "POST /api/v1/auth/sign-in": { json: false },
@@ -58,6 +58,22 @@ const BODY_ROUTES: Record<
       '{"routing":{"rules":[{"name":"r","model":"openai/gpt-4o","required_permissions":DEEP}]}}',
   },
   "DELETE /api/v1/policies/:name": { json: false },
+  "POST /v1/chat/completions": {
+    json: true,
+    surface: "openai",
+    template: '{"model":"switchyard","messages":[{"role":"user","content":"hi"}],"metadata":DEEP}',
+  },
+  "POST /v1/messages": {
+    json: true,
+    surface: "anthropic",
+    template:
+      '{"model":"switchyard","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"metadata":DEEP}',
+  },
+  "POST /v1/messages/count_tokens": {
+    json: true,
+    surface: "anthropic",
+    template: '{"model":"switchyard","messages":[{"role":"user","content":"hi"}],"metadata":DEEP}',
+  },
   "POST /api/v1/sessions/:session_id/execute": {
     json: true,
     template:
@@ -105,6 +121,20 @@ describe("request bodies nested too deeply", () => {
       details: { limit: MAX_BODY_DEPTH },
     },
   };
+  /** The same refusal in a compatible API's own error shape. */
+  const refusedIn = (surface?: "openai" | "anthropic") =>
+    surface === "openai"
+      ? {
+        error: {
+          message: refused.error.message,
+          type: "invalid_request_error",
+          param: null,
+          code: "invalid_request",
+        },
+      }
+      : surface === "anthropic"
+      ? { type: "error", error: { type: "invalid_request_error", message: refused.error.message } }
+      : refused;
 
   test("the table names every route that can carry a body", () => {
     const withBody = ROUTES.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
@@ -118,14 +148,14 @@ describe("request bodies nested too deeply", () => {
           const r = await send(route, bodyOfDepth(how.template, depth));
           assert.equal(r.status, 422, JSON.stringify(r.body));
           assert.equal(r.headers.get("content-type"), "application/json");
-          assert.deepEqual(r.body, refused);
+          assert.deepEqual(r.body, refusedIn(how.surface));
         });
       }
       test(`${route} reads a body nested exactly ${MAX_BODY_DEPTH} levels`, async () => {
         // Whatever the route then makes of it (a preview may find no usable model: 503).
         const r = await send(route, bodyOfDepth(how.template, MAX_BODY_DEPTH));
         assert.notEqual(r.status, 500, JSON.stringify(r.body));
-        assert.notDeepEqual(r.body, refused);
+        assert.notDeepEqual(r.body, refusedIn(how.surface));
       });
     } else {
       test(`${route} ignores its body, however deep`, async () => {

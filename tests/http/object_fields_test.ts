@@ -108,8 +108,10 @@ describe("an array where a request body has an object", () => {
     });
   };
 
-  test("the table names every route that can carry a body", () => {
-    const withBody = ROUTES.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  test("the table names every native route that can carry a body", () => {
+    // The compatible APIs' bodies are covered by tests/surfaces/compat_shapes_test.ts.
+    const withBody = ROUTES.filter((r) => r.method !== "GET" && !r.path.startsWith("/v1/"))
+      .map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(Object.keys(BODIES).sort(), withBody.sort());
   });
 

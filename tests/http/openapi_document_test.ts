@@ -43,6 +43,12 @@ const INVENTORY: [string, string][] = [
   ["get", "/api/v1/policies/{name}"],
   ["delete", "/api/v1/policies/{name}"],
   ["get", "/api/v1/policies/{name}/versions/{version}"],
+  ["post", "/v1/chat/completions"],
+  ["post", "/v1/messages"],
+  ["post", "/v1/messages/count_tokens"],
+  ["get", "/v1/models"],
+  ["get", "/v1/models/{model_id}"],
+  ["get", "/v1/models/{provider}/{model_id}"],
 ];
 const PUBLIC = ["/status", "/api/v1/openapi.json", "/api/v1/auth/bootstrap"];
 const ERROR_RESPONSES: Record<string, number> = {

@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { call } from "../support/app.ts";
+import { checkedFetch } from "../support/compat_fetch.ts";
 import {
   engineHarness,
   openAiReply,
@@ -24,7 +25,7 @@ function client(options: { apiKey?: string } = {}): Anthropic {
     baseURL: "http://switchyard.test",
     defaultHeaders: { "x-router-provider-openai-api-key": "sk-test-openai" },
     maxRetries: 0,
-    fetch: (url: RequestInfo | URL, init?: RequestInit) => h.app.handler(new Request(url, init)),
+    fetch: checkedFetch(() => h.app),
   });
 }
 

@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { call } from "../support/app.ts";
+import { checkedFetch } from "../support/compat_fetch.ts";
 import {
   engineHarness,
   ollamaReply,
@@ -27,7 +28,7 @@ function client(headers: Record<string, string> = PROVIDER_KEY): OpenAI {
     baseURL: "http://switchyard.test/v1",
     defaultHeaders: headers,
     maxRetries: 0,
-    fetch: (url: RequestInfo | URL, init?: RequestInit) => h.app.handler(new Request(url, init)),
+    fetch: checkedFetch(() => h.app),
   });
 }
 
@@ -286,7 +287,7 @@ describe("the openai client on /v1/chat/completions", () => {
       apiKey: `${h.alice.apiKey.slice(0, -4)}zzzz`,
       baseURL: "http://switchyard.test/v1",
       maxRetries: 0,
-      fetch: (url: RequestInfo | URL, init?: RequestInit) => h.app.handler(new Request(url, init)),
+      fetch: checkedFetch(() => h.app),
     });
     await assert.rejects(
       wrong.chat.completions.create({
