@@ -1,21 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  contextItems,
-  describeItem,
-  requiredTokens,
-} from "../../src/core/context_items.ts";
-import {
-  excludedStrings,
-  fillContext,
-  includedStrings,
-} from "../../src/core/context_fill.ts";
+import { contextItems, describeItem, requiredTokens } from "../../src/core/context_items.ts";
+import { excludedStrings, fillContext, includedStrings } from "../../src/core/context_fill.ts";
 import { constrainedPathMatcher } from "../../src/core/privacy.ts";
-import type {
-  HistoryMessage,
-  MemoryEntry,
-  ToolExchange,
-} from "../../src/core/run_items.ts";
+import type { HistoryMessage, MemoryEntry, ToolExchange } from "../../src/core/run_items.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { model, request } from "./fixtures.ts";
 
@@ -28,8 +16,7 @@ describe("token estimate", () => {
     2,
   ], ["日本語の文", 2]];
   for (const [text, n] of cases) {
-    test(`${JSON.stringify(text)} is ${n} tokens`, () =>
-      assert.equal(estimateTokens(text), n));
+    test(`${JSON.stringify(text)} is ${n} tokens`, () => assert.equal(estimateTokens(text), n));
   }
 });
 

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { toolCallTracePayload } from "../../src/core/tool_mediation.ts";
-import {
-  toolCallLabel,
-  traceArguments,
-} from "../../src/core/tool_call_label.ts";
+import { toolCallLabel, traceArguments } from "../../src/core/tool_call_label.ts";
 
 describe("tool call labels", () => {
   test("a label names the tool and the argument that says what it touches", () => {
