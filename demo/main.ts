@@ -2,8 +2,9 @@
  * `deno task demo`: Switchyard with nothing to configure and no provider key.
  * Starts the demo provider (an OpenAI-compatible server of its own, demo/provider/)
  * and the service with demo/switchyard.toml, an ordinary configuration that
- * declares that provider; gets a ready API key through the public API; prints
- * what to try; stops both on Ctrl-C or SIGTERM.
+ * declares that provider; gets a ready API key through the public API and
+ * stores the demo policy as the user's named policies `default` and `demo`;
+ * prints what to try; stops both on Ctrl-C or SIGTERM.
  *
  * Options (for running beside another instance, and for tests):
  *   --dir DIR            the demo's directory: store, key, logs (default .demo)
@@ -19,6 +20,7 @@ import { parse as parseToml } from "smol-toml";
 import { banner, PREVIEW_PROMPT } from "./banner.ts";
 import { type Child, startChild } from "./child_process.ts";
 import { DEMO_CONFIG, DEMO_POLICY, readDemoConfig, withProviderUrl } from "./demo_config.ts";
+import { storeDemoPolicies } from "./demo_policies.ts";
 import { demoUser } from "./demo_user.ts";
 import { childEnv, cliCommand, PROVIDER_ARGS, SERVICE_ARGS, SERVICE_ENV } from "./launch_args.ts";
 
@@ -85,6 +87,7 @@ async function startUp(options: Options, children: Child[], stopping: () => bool
   const user = await demoUser(url, join(dir, "api_key"));
   const previewFile = join(dir, "preview.json");
   const policy = parseToml(await readFile(DEMO_POLICY, "utf8"));
+  const policies = await storeDemoPolicies(url, user.token, policy);
   await writeFile(
     previewFile,
     `${JSON.stringify({ input: { text: PREVIEW_PROMPT }, policy }, null, 2)}\n`,
@@ -100,6 +103,7 @@ async function startUp(options: Options, children: Child[], stopping: () => bool
     policyFile: shown(DEMO_POLICY),
     previewFile: shown(previewFile),
     logDir: shown(dir),
+    policies,
   }));
 }
 

@@ -1,8 +1,10 @@
 /**
  * The demo as a newcomer runs it: the launcher of `deno task demo` (on free
  * ports and a scratch directory), then the printed commands — the CLI's chat
- * and why with only SWITCHYARD_URL and SWITCHYARD_API_KEY set, and the HTTP
- * API — with no provider key anywhere in the environment.
+ * and why with only SWITCHYARD_URL and SWITCHYARD_API_KEY set, the HTTP API,
+ * and the OpenAI SDK, curl and Claude Code settings it prints, as the official
+ * `openai` and `@anthropic-ai/sdk` clients — with no provider key anywhere in
+ * the environment.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -12,7 +14,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CHAT_PROMPT } from "../../demo/banner.ts";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { CHAT_PROMPT, CURL_PROMPT, SDK_PROMPT } from "../../demo/banner.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const onBun = process.versions.bun !== undefined;
@@ -56,6 +60,10 @@ interface Demo {
   /** The printed commands' arguments. */
   chat: string[];
   why: string[];
+  /** What the OpenAI SDK snippet, the curl example and the Claude Code lines say. */
+  snippet: { baseURL: string; apiKey: string; model: string };
+  curl: { url: string; body: string };
+  claude: Record<string, string>;
   /** What the launcher printed on stderr so far. */
   stderr(): string;
 }
@@ -110,11 +118,24 @@ async function startDemo(dir: string): Promise<Demo> {
     const line = find(new RegExp(`(?:task cli --|cli/main\\.ts) (${name} .*)$`, "m"));
     return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
   };
+  const claude = Object.fromEntries(
+    [...banner.matchAll(/\b(ANTHROPIC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]),
+  );
   return {
     child,
     banner,
     chat: command("chat"),
     why: command("why"),
+    snippet: {
+      baseURL: find(/new OpenAI\(\{ baseURL: "([^"]+)"/),
+      apiKey: find(/new OpenAI\(\{ baseURL: "[^"]+", apiKey: "([^"]+)" \}\)/),
+      model: find(/chat\.completions\.create\(\{\n\s+model: "([^"]+)"/),
+    },
+    curl: {
+      url: find(/curl -si (\S+\/v1\/chat\/completions)/),
+      body: find(/-d '(\{"model".*\})'$/m),
+    },
+    claude,
     exited,
     stderr: () => err,
     url: find(/console\s+(http:\/\/\S+)\/console/),
@@ -182,6 +203,138 @@ async function api(
  */
 const signal = (demo: Demo, name: "SIGTERM" | "SIGINT") => process.kill(demo.child.pid!, name);
 
+/** The demo's file-reading tool as an OpenAI client offers it. */
+const READ_FILE = {
+  type: "function" as const,
+  function: {
+    name: "read_file",
+    description: "Read a file of the workspace",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  },
+};
+
+/**
+ * The printed snippets, as the official clients run them: the OpenAI SDK
+ * buffered, streamed and through a tool call; curl's request; the Anthropic
+ * SDK as Claude Code is configured; then `why` on the tool call's session.
+ */
+async function compatibleClients(demo: Demo, configHome: string) {
+  // The named policies the demo stored: "switchyard" is "default", Claude Code's is "demo".
+  const stored = await api(demo, "GET", "/api/v1/policies", demo.token);
+  assert.deepEqual(
+    stored.body.policies.map((p: { name: string; version: number }) => [p.name, p.version]),
+    [["default", 1], ["demo", 1]],
+  );
+  assert.match(demo.banner, /stored as your named policies "default" v1, "demo" v1/);
+
+  // The OpenAI SDK snippet, as printed: a plan goes to the large model.
+  assert.deepEqual(demo.snippet, {
+    baseURL: `${demo.url}/v1`,
+    apiKey: demo.apiKey,
+    model: "switchyard",
+  });
+  const openai = new OpenAI({ baseURL: demo.snippet.baseURL, apiKey: demo.snippet.apiKey });
+  const { data, response } = await openai.chat.completions.create({
+    model: demo.snippet.model,
+    messages: [{ role: "user", content: SDK_PROMPT }],
+  }).withResponse();
+  assert.equal(data.model, "openai-compat:demo/demo-large");
+  assert.match(data.choices[0].message.content ?? "", /A plan for "Plan the next release"/);
+  assert.match(response.headers.get("x-router-session-id") ?? "", /^[0-9a-f-]{36}$/);
+
+  // Streamed, with usage: small talk goes to the small model.
+  const stream = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [{ role: "user", content: "hello there" }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  const text = chunks.flatMap((c) => c.choices.map((ch) => ch.delta.content ?? "")).join("");
+  assert.match(text, /You said "hello there"/);
+  assert.match(text, /answered by demo-mini/);
+  assert.equal(chunks[0].model, "openai-compat:demo/demo-mini");
+  assert.deepEqual(chunks.at(-1)!.choices, []);
+  assert.ok(chunks.at(-1)!.usage!.completion_tokens > 0);
+
+  // A tool-call round trip: the review asks for README.md, the client reads it, the model answers.
+  const ask: OpenAI.ChatCompletionMessageParam = { role: "user", content: CHAT_PROMPT };
+  const first = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [ask],
+    tools: [READ_FILE],
+  }).withResponse();
+  const choice = first.data.choices[0];
+  assert.equal(choice.finish_reason, "tool_calls");
+  const toolCall = choice.message.tool_calls![0];
+  assert.ok(toolCall.type === "function");
+  assert.equal(toolCall.function.name, "read_file");
+  assert.deepEqual(JSON.parse(toolCall.function.arguments), { path: "README.md" });
+  const readme = await readFile(join(ROOT, "README.md"), "utf8");
+  const result = { role: "tool" as const, tool_call_id: toolCall.id, content: readme };
+  const second = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [ask, choice.message, result],
+    tools: [READ_FILE],
+  }).withResponse();
+  const answer = second.data.choices[0].message.content ?? "";
+  assert.match(answer, /I called read_file and got \d+ lines back, beginning with "# Switchyard"/);
+  assert.match(answer, /answered by demo-large/);
+  const session = second.response.headers.get("x-router-session-id")!;
+  assert.equal(first.response.headers.get("x-router-session-id"), session);
+
+  // The curl example's request.
+  assert.equal(demo.curl.url, `${demo.url}/v1/chat/completions`);
+  assert.deepEqual(JSON.parse(demo.curl.body), {
+    model: "switchyard",
+    messages: [{ role: "user", content: CURL_PROMPT }],
+  });
+  const curl = await fetch(demo.curl.url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${demo.apiKey}`, "content-type": "application/json" },
+    body: demo.curl.body,
+  });
+  assert.equal(curl.status, 200);
+  assert.equal((await curl.json()).model, "openai-compat:demo/demo-mini");
+
+  // Claude Code's settings, as the Anthropic SDK uses them (a bearer token, no API key).
+  assert.deepEqual(demo.claude, {
+    ANTHROPIC_BASE_URL: demo.url,
+    ANTHROPIC_AUTH_TOKEN: "$SWITCHYARD_API_KEY",
+    ANTHROPIC_MODEL: "switchyard/demo",
+    ANTHROPIC_SMALL_FAST_MODEL: "switchyard/demo",
+  });
+  const anthropic = new Anthropic({
+    baseURL: demo.claude.ANTHROPIC_BASE_URL,
+    apiKey: null,
+    authToken: demo.apiKey,
+  });
+  const message = await anthropic.messages.create({
+    model: demo.claude.ANTHROPIC_MODEL,
+    max_tokens: 512,
+    system: "You are a coding assistant.",
+    messages: [{ role: "user", content: "Summarize what this project does" }],
+  });
+  assert.equal(message.model, "openai-compat:demo/demo-mini");
+  assert.equal(message.stop_reason, "end_turn");
+  assert.ok(message.content[0].type === "text");
+  assert.match(message.content[0].text, /In short:/);
+
+  // Why the review's answer came from the large model: rule, model, context, cost.
+  const why = await cli(["why", session], demo, configHome);
+  assert.equal(why.code, 0, why.stderr);
+  assert.match(why.stdout, /^turn 2 of 2/m);
+  assert.match(why.stdout, /^intent: +review/m);
+  assert.match(why.stdout, /^model: +openai-compat:demo\/demo-large$/m);
+  assert.match(why.stdout, /^routing: +rule 'careful-review', effort high$/m);
+  assert.match(why.stdout, /^context: +\+ /m);
+  assert.match(
+    why.stdout,
+    /^tokens: +\d+ in, \d+ out, 0\.\d+ USD \(openai-compat:demo\/demo-large\)$/m,
+  );
+}
+
 const dirs: string[] = [];
 /** Launchers not yet stopped: a failed assertion must not leave a demo running. */
 const running = new Set<ChildProcess>();
@@ -195,7 +348,7 @@ after(async () => {
 });
 
 describe("deno task demo", () => {
-  test("serves turns without a provider key: CLI, why and HTTP, then stops and restarts", async () => {
+  test("serves turns without a provider key: CLI, why, HTTP and the OpenAI and Anthropic SDKs, then stops and restarts", async () => {
     const dir = await mkdtemp(join(tmpdir(), "switchyard-demo-"));
     const configHome = await mkdtemp(join(tmpdir(), "switchyard-demo-cli-"));
     dirs.push(dir, configHome);
@@ -278,6 +431,14 @@ describe("deno task demo", () => {
         /I called read_file and got 2 lines back/,
       );
       assert.match(done.body.data.message.content, /answered by demo-coder/);
+
+      await compatibleClients(demo, configHome);
+      // Another version of "demo", pushed by hand: the next start stores the file's again.
+      const pushed = await api(demo, "PUT", "/api/v1/policies/demo", demo.token, {
+        routing: { default: { model: "openai-compat:demo/demo-mini" } },
+      });
+      assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
+      assert.equal(pushed.body.version, 2);
     } finally {
       signal(demo, "SIGTERM");
     }
@@ -291,6 +452,8 @@ describe("deno task demo", () => {
     try {
       assert.equal(again.apiKey, demo.apiKey);
       assert.notEqual(again.sessionId, demo.sessionId);
+      // A name gets a new version only when its latest differs from the file.
+      assert.match(again.banner, /stored as your named policies "default" v1, "demo" v3/);
     } finally {
       signal(again, "SIGINT");
     }
