@@ -1,11 +1,14 @@
 /**
- * Replays the decision behind each turn from a session's trace events (interface.md "Trace"):
- * events are grouped by `trace_id`; within a turn every model choice starts with a
+ * Replays the decision behind each model call from a session's trace events (interface.md
+ * "Trace"): events are grouped by `trace_id`, the id of one model call (a native run's
+ * `continue` makes a new one; `./turns.ts` gathers the calls that answered one prompt into a
+ * turn); within a call every model choice starts with a
  * `classification` event, is followed by its `routing_decision` and one `context_selection` per
  * candidate item, and a later `routing_decision` before the next classification records an
  * invocation of that choice that failed, so the next choice is a fallback. Pure: plain data in,
  * plain data out. The console's decision cards and `switchyard why` both read turns through it.
  */
+import { toolCallLabel } from "./tool_label.ts";
 import type { TraceEvent } from "./types.ts";
 
 type Fields = Record<string, unknown>;
@@ -46,6 +49,19 @@ export interface Spend {
   cost: string | null;
 }
 
+/** A tool call as the trace tells it: recorded when asked, again when answered or cancelled. */
+export interface ToolCall {
+  callId: string;
+  name: string;
+  /** The latest status recorded: `requested`, then `completed`, `failed`, `rejected`, ... */
+  status: string;
+  /** The arguments the model gave; null where the trace keeps none (an encrypted session). */
+  arguments: Record<string, unknown> | null;
+  /** `read_file README.md`: the name and what the call touches. */
+  label: string;
+}
+
+/** One model call: the decision behind it, what it cost and the tool calls recorded with it. */
 export interface TurnDecision {
   traceId: string;
   startedAt: string;
@@ -54,7 +70,7 @@ export interface TurnDecision {
   spends: Spend[];
   /** Events whose payload is sealed; their readable columns still count above. */
   sealed: number;
-  toolCalls: { name: string; status: string }[];
+  toolCalls: ToolCall[];
   approvals: { target: string; decision: string; reason: string | null }[];
 }
 
@@ -125,7 +141,22 @@ function addContext(choice: Choice, p: Fields | null): void {
   (p.included === true ? choice.included : choice.excluded).push(line);
 }
 
-/** The turns of `events` (oldest first), each with the decisions replayed. */
+export function toolCallOf(p: Fields | null): ToolCall {
+  const name = str(p?.tool_name) || "tool";
+  const args = p?.arguments;
+  const known = typeof args === "object" && args !== null && !Array.isArray(args)
+    ? args as Record<string, unknown>
+    : null;
+  return {
+    callId: str(p?.call_id) ?? "",
+    name,
+    status: str(p?.status) ?? "",
+    arguments: known,
+    label: toolCallLabel(name, known),
+  };
+}
+
+/** The model calls of `events` (oldest first), each with its decisions replayed. */
 export function replayTurns(events: readonly TraceEvent[]): TurnDecision[] {
   const turns = new Map<string, TurnDecision>();
   // Where the turn stands: after a choice's routing_decision, another one records its failure.
@@ -169,7 +200,7 @@ export function replayTurns(events: readonly TraceEvent[]): TurnDecision[] {
         });
         break;
       case "tool_call":
-        turn.toolCalls.push({ name: str(p?.tool_name) ?? "tool", status: str(p?.status) ?? "" });
+        turn.toolCalls.push(toolCallOf(p));
         break;
       case "approval":
         turn.approvals.push({
@@ -184,13 +215,17 @@ export function replayTurns(events: readonly TraceEvent[]): TurnDecision[] {
 }
 
 /** The fallbacks a turn took: each failed or skipped candidate and why. */
-export function fallbacksTaken(turn: TurnDecision): { model: string; why: string }[] {
+export function fallbacksTaken(
+  turn: TurnDecision,
+): { model: string; why: string }[] {
   const taken = turn.choices
     .filter((c) => c.failure !== null)
     .map((c) => ({ model: `${c.provider}/${c.model}`, why: c.failure! }));
   const last = turn.choices.at(-1);
   // The router's own reason names candidates it skipped: "(fallback 1: x unavailable: why)".
-  const skipped = /\(fallback \d+: (\S+) unavailable: ([^)]*)\)/.exec(last?.routingReason ?? "");
+  const skipped = /\(fallback \d+: (\S+) unavailable: ([^)]*)\)/.exec(
+    last?.routingReason ?? "",
+  );
   if (skipped && !taken.some((t) => t.model === skipped[1])) {
     taken.push({ model: skipped[1], why: `unavailable: ${skipped[2]}` });
   }
@@ -212,14 +247,20 @@ export function turnsByMessage(
   for (const e of events) {
     const seq = plaintext(e)?.seq;
     const turn = byId.get(e.trace_id ?? "");
-    if (e.event_type !== "message" || typeof seq !== "number" || !turn) continue;
-    if (roles[seq - 1] === "assistant" && turn.choices.length > 0) paired.set(seq - 1, turn);
+    if (e.event_type !== "message" || typeof seq !== "number" || !turn) {
+      continue;
+    }
+    if (roles[seq - 1] === "assistant" && turn.choices.length > 0) {
+      paired.set(seq - 1, turn);
+    }
   }
   if (paired.size > 0) return paired;
   const deciding = turns.filter((t) => t.choices.length > 0);
   let next = 0;
   roles.forEach((role, i) => {
-    if (role === "assistant" && next < deciding.length) paired.set(i, deciding[next++]);
+    if (role === "assistant" && next < deciding.length) {
+      paired.set(i, deciding[next++]);
+    }
   });
   return paired;
 }

@@ -6,9 +6,20 @@ export {
   fallbacksTaken,
   replayTurns,
   type Spend,
+  type ToolCall,
   type TurnDecision,
   turnsByMessage,
 } from "./decision.ts";
+export { sumDecimals } from "./decimal.ts";
+export { toolCallLabel } from "./tool_label.ts";
+export {
+  callPerTurn,
+  sessionTurns,
+  type Turn,
+  type TurnOptions,
+  turnsAtMessages,
+  type TurnStep,
+} from "./turns.ts";
 export { type ClientErrorCode, SwitchyardError } from "./errors.ts";
 export type { Run, RunResult } from "./run.ts";
 export type { ApprovalAnswer, ApprovalRequest, RunCallbacks, ToolOutcome } from "./run_answers.ts";

@@ -20,10 +20,16 @@ export function previewText(p: PreviewResponse): string {
     `cost:       ${p.estimated_cost.min} – ${p.estimated_cost.max} ${p.estimated_cost.currency}`,
     `context:    ${p.included_context.join(", ") || "(nothing attached)"}`,
   ];
-  if (p.excluded_context.length > 0) lines.push(`left out:   ${p.excluded_context.join(", ")}`);
+  if (p.excluded_context.length > 0) {
+    lines.push(`left out:   ${p.excluded_context.join(", ")}`);
+  }
   if (p.required_permissions.length > 0) {
     lines.push(
-      `tools:      ${p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(", ")}`,
+      `tools:      ${
+        p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(
+          ", ",
+        )
+      }`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -42,7 +48,8 @@ export async function preview(
     json?: boolean;
   },
 ): Promise<void> {
-  const id = o.session ?? (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
+  const id = o.session ??
+    (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
   try {
     const input: Record<string, unknown> = { text: prompt };
     if (o.command) input.command = o.command;
@@ -58,7 +65,11 @@ export async function preview(
   }
 }
 
-export async function usage(ctx: Context, id: string, o: { json?: boolean }): Promise<void> {
+export async function usage(
+  ctx: Context,
+  id: string,
+  o: { json?: boolean },
+): Promise<void> {
   const report = await ctx.client.session(id).usage();
   if (o.json) return ctx.term.out(json(report));
   const t = report.total;
@@ -87,12 +98,20 @@ export async function trace(
   o: { limit?: number; offset?: number; key?: SessionKey; json?: boolean },
 ): Promise<void> {
   const events = await readTrace(ctx.client, id, o);
-  if (!o.json) return ctx.term.out(traceTable(await openTrace(events, o.key), (o.offset ?? 0) + 1));
+  if (!o.json) {
+    return ctx.term.out(
+      traceTable(await openTrace(events, o.key), (o.offset ?? 0) + 1),
+    );
+  }
   for (const event of events) {
     // An opened payload is marked as such: the service only ever saw it sealed.
     const opened = await openedPayload(event, o.key);
     ctx.term.out(
-      `${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`,
+      `${
+        JSON.stringify(
+          opened === null ? event : { ...event, payload: { opened } },
+        )
+      }\n`,
     );
   }
 }

@@ -1,6 +1,6 @@
-/** `switchyard why <session> [--turn N]`: the decision of one turn, replayed from the trace. */
-import { replayTurns } from "../decision.ts";
+/** `switchyard why <session> [--turn N]`: one turn (a prompt and what answered it), replayed from the trace. */
 import type { SessionKey } from "../session_key.ts";
+import { callPerTurn, sessionTurns } from "../turns.ts";
 import type { Context } from "./context.ts";
 import { openTrace, readTrace } from "./trace_events.ts";
 import { whyData, whyText } from "./why_text.ts";
@@ -10,9 +10,13 @@ export async function why(
   id: string,
   o: { turn?: number; json?: boolean; key?: SessionKey },
 ): Promise<void> {
-  const events = await openTrace(await readTrace(ctx.client, id), o.key);
-  // Turns are the model invocations that chose a model, oldest first.
-  const turns = replayTurns(events).filter((t) => t.choices.length > 0);
+  const [detail, sealed] = await Promise.all([
+    ctx.client.session(id).get(),
+    readTrace(ctx.client, id),
+  ]);
+  const events = await openTrace(sealed, o.key);
+  // Turns are prompts, oldest first: `--turn 2` is the second prompt, however many calls it took.
+  const turns = sessionTurns(events, { callPerTurn: callPerTurn(detail) });
   if (turns.length === 0) {
     throw new Error(`session ${id} has no turn with a routing decision yet`);
   }
@@ -25,7 +29,7 @@ export async function why(
   const turn = turns[place - 1];
   ctx.term.out(
     o.json
-      ? `${JSON.stringify(whyData(turn, place, turns.length), null, 2)}\n`
-      : whyText(turn, place, turns.length),
+      ? `${JSON.stringify(whyData(turn, turns.length), null, 2)}\n`
+      : whyText(turn, turns.length),
   );
 }

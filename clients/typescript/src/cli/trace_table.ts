@@ -1,8 +1,11 @@
 /**
  * `switchyard trace` for a person: one row per event (its place, time, kind,
- * model and the few fields that say what happened), grouped under the turn
- * that recorded it. Pure: events in, text out.
+ * model and the few fields that say what happened), grouped under the model
+ * call that recorded it and the turn (the prompt) that call answered. Pure:
+ * events in, text out.
  */
+import { toolCallLabel } from "../tool_label.ts";
+import type { Turn } from "../turns.ts";
 import type { TraceEvent } from "../types.ts";
 
 type Fields = Record<string, unknown>;
@@ -34,8 +37,13 @@ export function eventSummary(e: TraceEvent): string {
       const cost = typeof p.cost === "string" ? `, ${p.cost} USD` : ", no price";
       return `${str(p.input_tokens) || "?"} in, ${str(p.output_tokens) || "?"} out${cost}`;
     }
-    case "tool_call":
-      return `${str(p.tool_name)} ${str(p.status)}`;
+    case "tool_call": {
+      const args = p.arguments;
+      const known = typeof args === "object" && args !== null && !Array.isArray(args)
+        ? args as Fields
+        : null;
+      return `${toolCallLabel(str(p.tool_name) || "tool", known)} ${str(p.status)}`;
+    }
     case "approval": {
       const reason = typeof p.reason === "string" ? `: ${p.reason}` : "";
       return `${str(p.target_type)} ${str(p.decision)}${reason}`;
@@ -49,8 +57,32 @@ export function eventSummary(e: TraceEvent): string {
 
 const HEADINGS = ["#", "time", "kind", "model", "what"] as const;
 
-/** The table; `first` numbers the rows from where the page starts (1 for the first event). */
-export function traceTable(events: readonly TraceEvent[], first = 1): string {
+/** `turn 2 · model call 1 of 2 · trace <id>` for each trace id of `turns`. */
+function headings(turns: readonly Turn[]): Map<string, string> {
+  const named = new Map<string, string>();
+  for (const turn of turns) {
+    let call = 0;
+    for (const id of turn.traceIds) {
+      const chose = turn.calls.some((c) => c.traceId === id);
+      if (chose) call++;
+      const what = chose ? `model call ${call} of ${turn.calls.length}` : "continued";
+      named.set(id, `turn ${turn.number} · ${what} · trace ${id}`);
+    }
+  }
+  return named;
+}
+
+/**
+ * The table; `first` numbers the rows from where the page starts (1 for the first event).
+ * With the session's `turns` (read from its whole trace), each group of rows is headed by the
+ * turn and model call it belongs to; without, by its trace id alone.
+ */
+export function traceTable(
+  events: readonly TraceEvent[],
+  first = 1,
+  turns: readonly Turn[] = [],
+): string {
+  const named = headings(turns);
   if (events.length === 0) return "no trace events\n";
   const rows = events.map((e, i) => [
     String(first + i),
@@ -69,7 +101,9 @@ export function traceTable(events: readonly TraceEvent[], first = 1): string {
   events.forEach((e, i) => {
     const id = e.trace_id ?? "";
     if (id !== turn) {
-      out.push(`-- turn ${id || "(no id)"} · ${e.created_at.slice(0, 10)}`);
+      out.push(
+        `-- ${named.get(id) ?? `trace ${id || "(no id)"}`} · ${e.created_at.slice(0, 10)}`,
+      );
       turn = id;
     }
     out.push(line(rows[i]));

@@ -1,10 +1,17 @@
 /**
- * `switchyard why` for a person: the decision of one turn, replayed from its
- * trace (`../decision.ts`, the replay the console shows), as labelled lines:
- * how the prompt was classified, how the model was routed, the fallbacks and
- * why, the context sent and left out, tokens and cost. Pure: data in, text out.
+ * `switchyard why` for a person: one turn (a prompt and everything that answered it, read by
+ * `../turns.ts`, the replay the console shows), as labelled lines: each model call in order with
+ * how it was classified and routed, the fallbacks and why, the context sent and left out and its
+ * tokens and cost; the tool calls between them; the turn's total. Pure: data in, text out.
  */
-import { type Choice, type ContextLine, fallbacksTaken, type TurnDecision } from "../decision.ts";
+import {
+  type Choice,
+  type ContextLine,
+  fallbacksTaken,
+  type ToolCall,
+  type TurnDecision,
+} from "../decision.ts";
+import type { Turn } from "../turns.ts";
 
 const LABEL = 11;
 const field = (label: string, first: string, more: string[] = []) => [
@@ -64,10 +71,9 @@ function context(c: Choice): string[] {
   );
 }
 
-function spend(turn: TurnDecision): string[] {
-  if (turn.spends.length === 0) return field("tokens", "(no usage recorded)");
-  const count = (n: number | null) => n === null ? "?" : String(n);
-  const lines = turn.spends.map((s) =>
+function spend(call: TurnDecision): string[] {
+  if (call.spends.length === 0) return field("tokens", "(no usage recorded)");
+  const lines = call.spends.map((s) =>
     `${count(s.inputTokens)} in, ${count(s.outputTokens)} out, ${
       s.cost === null ? "no price" : `${s.cost} USD`
     } (${s.provider ?? "?"}/${s.model ?? "?"})`
@@ -75,31 +81,58 @@ function spend(turn: TurnDecision): string[] {
   return field("tokens", lines[0], lines.slice(1));
 }
 
-/** The turn's decision; `place` is its 1-based number among `total` turns. */
-export function whyText(
-  turn: TurnDecision,
-  place: number,
-  total: number,
-): string {
-  const chosen = turn.choices.at(-1);
-  const lines = [
-    `turn ${place} of ${total} · trace ${turn.traceId} · ${turn.startedAt}`,
+const count = (n: number | null) => n === null ? "?" : String(n);
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** One model call: how it was classified and routed, its fallbacks, context and tokens. */
+function modelCall(call: TurnDecision, place: number, of: number): string[] {
+  const chosen = call.choices.at(-1)!;
+  const fallbacks = fallbacksTaken(call).map((f) => `${f.model}: ${f.why}`);
+  return [
+    `model call ${place} of ${of} · trace ${call.traceId}`,
+    ...classification(chosen),
+    ...routing(chosen),
+    ...field("fallbacks", fallbacks[0] ?? "none", fallbacks.slice(1)),
+    ...context(chosen),
+    ...spend(call),
   ];
-  if (chosen === undefined) {
-    lines.push("no model was chosen in this turn");
-  } else {
-    lines.push(...classification(chosen), ...routing(chosen));
-    const fallbacks = fallbacksTaken(turn).map((f) => `${f.model}: ${f.why}`);
-    lines.push(
-      ...field("fallbacks", fallbacks[0] ?? "none", fallbacks.slice(1)),
-    );
-    lines.push(...context(chosen));
+}
+
+const toolLine = (t: ToolCall) => `${t.label}${t.status ? ` (${t.status})` : ""}`;
+
+/** What the whole turn cost: every call's tokens and the exact sum of their prices. */
+function totals(turn: Turn): string[] {
+  const cost = turn.cost === null
+    ? turn.unpriced > 0 ? "no price" : "nothing spent"
+    : `${turn.cost} USD${
+      turn.unpriced > 0 ? ` + ${plural(turn.unpriced, "call")} not priced` : ""
+    }`;
+  return field(
+    "total",
+    `${count(turn.inputTokens)} in, ${count(turn.outputTokens)} out, ${cost} (${
+      plural(turn.calls.length, "model call")
+    })`,
+  );
+}
+
+/**
+ * The turn as it was lived: the prompt's model calls in order, each with its decision, the tool
+ * calls between them with their arguments, and the turn's total.
+ */
+export function whyText(turn: Turn, total: number): string {
+  const lines = [
+    `turn ${turn.number} of ${total} · ${
+      plural(turn.calls.length, "model call")
+    } · ${turn.startedAt}`,
+  ];
+  if (turn.calls.length === 0) lines.push("no model was chosen in this turn");
+  for (const step of turn.steps) {
+    lines.push("");
+    if (step.kind === "model_call") {
+      lines.push(...modelCall(step.call, step.place, turn.calls.length));
+    } else lines.push(...field("tool call", toolLine(step.tool)));
   }
-  lines.push(...spend(turn));
-  if (turn.toolCalls.length > 0) {
-    const calls = turn.toolCalls.map((t) => `${t.name} ${t.status}`.trim());
-    lines.push(...field("tools", calls[0], calls.slice(1)));
-  }
+  lines.push("", ...totals(turn));
   if (turn.approvals.length > 0) {
     const approvals = turn.approvals.map((a) =>
       `${a.target}: ${a.decision}${a.reason ? ` (${a.reason})` : ""}`
@@ -117,7 +150,25 @@ export function whyText(
   return `${lines.join("\n")}\n`;
 }
 
-/** `--json`: the replayed turn with its place and the fallbacks spelled out. */
-export function whyData(turn: TurnDecision, place: number, total: number) {
-  return { turn: place, of: total, ...turn, fallbacks: fallbacksTaken(turn) };
+/** `--json`: the turn with its place, each model call's fallbacks spelled out. */
+export function whyData(turn: Turn, total: number) {
+  return {
+    turn: turn.number,
+    of: total,
+    startedAt: turn.startedAt,
+    traceIds: turn.traceIds,
+    cost: turn.cost,
+    unpriced: turn.unpriced,
+    inputTokens: turn.inputTokens,
+    outputTokens: turn.outputTokens,
+    steps: turn.steps.map((s) =>
+      s.kind === "model_call"
+        ? { kind: s.kind, place: s.place, traceId: s.call.traceId }
+        : { kind: s.kind, callId: s.tool.callId, label: s.tool.label }
+    ),
+    calls: turn.calls.map((c) => ({ ...c, fallbacks: fallbacksTaken(c) })),
+    tools: turn.tools,
+    approvals: turn.approvals,
+    sealed: turn.sealed,
+  };
 }
