@@ -13,6 +13,7 @@ import m010 from "../../migrations/010_append_without_foreign_keys.sql" with { t
 import m011 from "../../migrations/011_claims_in_fewer_statements.sql" with { type: "text" };
 import m012 from "../../migrations/012_named_policies.sql" with { type: "text" };
 import m013 from "../../migrations/013_conversation_turns.sql" with { type: "text" };
+import m014 from "../../migrations/014_budgets.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: "011_claims_in_fewer_statements", sql: m011 },
   { version: 12, name: "012_named_policies", sql: m012 },
   { version: 13, name: "013_conversation_turns", sql: m013 },
+  { version: 14, name: "014_budgets", sql: m014 },
 ];
