@@ -319,12 +319,19 @@ export async function startConversationTurn(
   }
   for (const m of turn.split.tail) {
     if (m.role !== "tool") continue;
-    const name = turn.split.exchanges.find((e) => e.call_id === m.callId)?.name ?? "";
+    const exchange = turn.split.exchanges.find((e) => e.call_id === m.callId);
     records.trace.push(
       traceEvent(
         scope,
         "tool_call",
-        toolCallTracePayload(m.callId, name, m.isError ? "failed" : "completed"),
+        // The arguments as the client's conversation carries them: this turn's own record of
+        // which call it answers (the session is plaintext).
+        toolCallTracePayload(
+          m.callId,
+          exchange?.name ?? "",
+          m.isError ? "failed" : "completed",
+          exchange?.arguments,
+        ),
       ),
     );
   }
