@@ -1,7 +1,8 @@
 /**
  * The web console in real Chromium against the service on a free port, its providers fakes:
  * sign in, find a session by title, open it, read the decision card of a turn that fell back
- * (with the fallback's reason), page through the trace, see the usage charts with the right
+ * (with the fallback's reason) and of a turn of two model calls with a file read between them,
+ * page through the trace, see the usage charts with the right
  * totals, list the catalog with a typed-in provider key, run a preview and change it, read the
  * API reference, and sign out (the token is revoked). Every page loads only from the service.
  */
@@ -109,7 +110,7 @@ describe("web console in Chromium", () => {
     const labels = page.locator("ol.messages .model-label");
     await labels.first().waitFor();
     assert.deepEqual(await labels.allInnerTexts(), ["ollama/qwen3:8b", "openai/gpt-4o-mini"]);
-    const card = page.getByRole("region", { name: /Decision for turn/ }).first();
+    const card = page.getByRole("region", { name: "Decision for turn 1" });
     await card.getByText("Fallbacks taken").waitFor();
     await card.getByText("chat · inferred · confidence low").waitFor();
     const text = await card.innerText();
@@ -120,14 +121,40 @@ describe("web console in Chromium", () => {
     assert.match(text, /chat · inferred · confidence low/);
     assert.match(text, /Context included \(2\)\nfile docs\/q3\.md — within budget/);
     assert.match(text, /0 USD · 26 in \/ 12 out tokens/);
-    const review = page.getByRole("region", { name: /Decision for turn/ }).nth(1);
+  });
+
+  test("a prompt answered after a tool call reads as one turn: two model calls, the call between", async () => {
+    // Two turns, one per prompt: the review's call that asked for a file is not a turn apart.
+    assert.equal(await page.getByRole("region", { name: /Decision for turn/ }).count(), 2);
+    assert.equal(await page.getByText("Turns without a message").count(), 0);
+    const review = page.getByRole("region", { name: "Decision for turn 2" });
     const reviewText = await review.innerText();
-    assert.match(reviewText, /review · inferred · confidence medium/);
-    assert.match(reviewText, /by rule 'reviews'[\s\S]*0\.00036 USD · 1,200 in \/ 300 out/);
+    assert.match(reviewText, /Turn 2 of 2\s+2 model calls · 1 tool call/);
+    const calls = review.getByRole("region", { name: /^Model call \d of 2$/ });
+    assert.equal(await calls.count(), 2);
+    assert.match(await calls.nth(0).innerText(), /review · inferred · confidence medium/);
+    assert.match(await calls.nth(0).innerText(), /0\.0000078 USD · 24 in \/ 7 out/);
+    const second = await calls.nth(1).innerText();
+    assert.match(second, /by rule 'reviews'[\s\S]*0\.00036 USD · 1,200 in \/ 300 out/);
+    // The answering call's context names the file read by what it did, not by its call id.
+    assert.match(second, /tool_call read_file docs\/q3\.md — required/);
     // A remote model never sees the restricted file, nor the reply made from it; the card says so.
     assert.match(
-      reviewText,
+      second,
       /Context excluded \(2\)\nfile secrets\/keys\.env — restricted\nmessage 2 — restricted/,
+    );
+    // The tool call sits between the two model calls, with its arguments.
+    const tool = review.locator("p.tool-step");
+    assert.match(await tool.innerText(), /Tool call read_file docs\/q3\.md — completed/);
+    assert.match(await tool.innerText(), /arguments \{"path":"docs\/q3\.md"\}/);
+    const order = await review.locator("section.model-call, p.tool-step").evaluateAll((nodes) =>
+      nodes.map((n) => (n as unknown as { className: string }).className)
+    );
+    assert.deepEqual(order, ["model-call", "tool-step", "model-call"]);
+    // The turn's total is the exact sum of its calls: 0.0000078 + 0.00036.
+    assert.match(
+      await review.locator("p.turn-total").innerText(),
+      /Turn total 0\.0003678 USD · 1,224 in \/ 307 out tokens/,
     );
     await shot("session");
   });
@@ -168,8 +195,8 @@ describe("web console in Chromium", () => {
     assert.equal(await tokens.getAttribute("data-total"), String(data.totalTokens));
     const cost = page.locator("figure.chart", { hasText: "Cost by model" });
     assert.equal(await cost.getAttribute("data-total"), data.totalCost);
-    assert.equal(data.totalCost, "0.00036");
-    assert.match(await page.locator("dl.totals").innerText(), /0\.00036 USD/);
+    assert.equal(data.totalCost, "0.0003678");
+    assert.match(await page.locator("dl.totals").innerText(), /0\.0003678 USD/);
     // The canvas has bars on it, not just a blank area.
     const inked = await tokens.locator("canvas").evaluate((c) => {
       const canvas = c as unknown as Canvas;

@@ -1,8 +1,8 @@
 /**
  * What the console's browser test looks at, made through the public API of a service whose
  * providers are fakes: a session with a turn that fell back from OpenAI (HTTP 503) to Ollama and
- * a priced review turn on OpenAI, a few other sessions (one archived, one encrypted), and the
- * figures the pages must show for them.
+ * a priced review turn on OpenAI of two model calls with a file read between them, a few other
+ * sessions (one archived, one encrypted), and the figures the pages must show for them.
  */
 import assert from "node:assert/strict";
 import { type Account, call, type TestApp } from "../support/app.ts";
@@ -74,9 +74,30 @@ export async function makeConsoleData(
   await fakes.ollama.enqueueFixture("ollama", "plain_buffered");
   const first = await execute("Summarise the quarter in one line.");
   assert.equal(first.body.data.routing.provider, "ollama");
-  // Turn 2: a review, priced: 1200 × 0.15 / 10^6 + 300 × 0.6 / 10^6 = 0.00036.
+  // Turn 2: a review of two model calls: the first asks to read a file (24 × 0.15 / 10^6 +
+  // 7 × 0.6 / 10^6 = 0.0000078), the second answers from it (1200 × 0.15 / 10^6 + 300 × 0.6 /
+  // 10^6 = 0.00036): one prompt, one turn, 0.0003678 in all.
+  fakes.openai.enqueue(
+    openAiReply({ calls: [{ name: "read_file", arguments: { path: "docs/q3.md" } }] }),
+  );
+  const asked = await execute("Please review the report.");
+  assert.equal(asked.body.status, "awaiting_tool", JSON.stringify(asked.body));
   fakes.openai.enqueue(openAiReply({ text: "The report reads well.", input: 1200, output: 300 }));
-  const second = await execute("Please review the report.");
+  const second = await call(app, "POST", `/api/v1/sessions/${sessionId}/continue`, {
+    token: who.token,
+    headers: { "x-router-provider-openai-api-key": OPENAI_KEY },
+    body: {
+      type: "tool_results",
+      data: {
+        results: [{
+          call_id: asked.body.data.tool_requests[0].call_id,
+          content: "Revenue grew.",
+          is_error: false,
+        }],
+      },
+    },
+  });
+  assert.equal(second.body.status, "completed", JSON.stringify(second.body));
   assert.equal(second.body.data.routing.provider, "openai");
 
   // An encrypted turn: the client seals its prompt and everything the service hands back.

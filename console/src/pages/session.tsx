@@ -1,12 +1,13 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, describeError, type Schemas } from "../api.ts";
-import { DecisionCard } from "../components/decision_card.tsx";
+import { TurnCard } from "../components/decision_card.tsx";
 import { TraceTimeline } from "../components/trace_timeline.tsx";
 import {
-  replayTurns,
-  type TurnDecision,
-  turnsByMessage,
-} from "../../../clients/typescript/src/decision.ts";
+  callPerTurn,
+  sessionTurns,
+  type Turn,
+  turnsAtMessages,
+} from "../../../clients/typescript/src/turns.ts";
 import { modelRef } from "../format.ts";
 import { useLoad } from "../load.ts";
 import { importKey, openEnvelope } from "../sealed.ts";
@@ -95,7 +96,7 @@ function OpenSealed({ onKey }: { onKey: (key: CryptoKey) => Promise<number> }) {
 }
 
 function MessageItem(
-  { m, opened, decision }: { m: Message; opened?: string; decision?: TurnDecision },
+  { m, opened, turn, total }: { m: Message; opened?: string; turn?: Turn; total: number },
 ) {
   const sealed = "encrypted" in m.content ? m.content.encrypted : null;
   return (
@@ -113,12 +114,12 @@ function MessageItem(
             Sealed ({sealed?.algorithm}, key {sealed?.key_id}): the service cannot read it.
           </div>
         )}
-      {decision && <DecisionCard turn={decision} />}
+      {turn && <TurnCard turn={turn} total={total} />}
     </li>
   );
 }
 
-/** One session: its messages with the decision behind each reply, and the raw trace beside. */
+/** One session: its messages with the turn behind each (its model and tool calls), the raw trace beside. */
 export function SessionPage({ sessionId }: { sessionId: string }) {
   const detail = useLoad(
     () => api("get", "/api/v1/sessions/{session_id}", { params: { session_id: sessionId } }),
@@ -129,10 +130,12 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   useEffect(() => setOpened(null), [sessionId]);
   const session = detail.data?.session;
   const events = opened?.events ?? trace.data ?? [];
-  const turns = replayTurns(events);
-  const decisionOf = turnsByMessage(events, turns, session?.messages.map((m) => m.role) ?? []);
-  const shown = new Set(decisionOf.values());
-  const unanswered = turns.filter((t) => !shown.has(t) && t.choices.length > 0);
+  // A turn is a prompt and every model call and tool call that answered it; a compatible-API
+  // request is a turn of its own. Each shows under its last message.
+  const turns = sessionTurns(events, { callPerTurn: callPerTurn(session) });
+  const turnAt = turnsAtMessages(turns, session?.messages.map((m) => m.role) ?? []);
+  const shown = new Set(turnAt.values());
+  const unplaced = turns.filter((t) => !shown.has(t));
   return (
     <>
       <p>
@@ -171,14 +174,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
                     key={i}
                     m={m}
                     opened={opened?.messages.get(i)}
-                    decision={decisionOf.get(i)}
+                    turn={turnAt.get(i)}
+                    total={turns.length}
                   />
                 ))}
               </ol>
-              {unanswered.length > 0 && (
+              {unplaced.length > 0 && (
                 <>
-                  <h2>Turns without a reply</h2>
-                  {unanswered.map((t) => <DecisionCard key={t.traceId} turn={t} />)}
+                  <h2>Turns without a message</h2>
+                  {unplaced.map((t) => <TurnCard key={t.number} turn={t} total={turns.length} />)}
                 </>
               )}
             </section>
