@@ -10,6 +10,7 @@ import type { Failure } from "../core/errors.ts";
 import type { TurnEvent } from "../core/turn_stream_events.ts";
 import type { TurnSurface } from "../engine/respond.ts";
 import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
+import { HTTP_STATUS } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
 import { surfaceStatus } from "./request_fields.ts";
@@ -165,7 +166,9 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
             const failure = result.kind === "failure"
               ? result.failure
               : { code: "internal_error" as const, message: "the turn was cut by another request" };
-            return encoder.encode(event("error", { error: errorBody(failure, 500).error }));
+            return encoder.encode(
+              event("error", { error: errorBody(failure, HTTP_STATUS[failure.code]).error }),
+            );
           }
           const answer = result.answer;
           model ||= `${answer.provider}/${answer.model}`;
