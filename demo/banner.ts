@@ -93,9 +93,10 @@ ${indent(openAiSnippet(f.url, f.apiKey))}
   curl -si ${f.url}/v1/chat/completions -H "authorization: Bearer $SWITCHYARD_API_KEY" \\
     -H 'content-type: application/json' -d '${chat}'
 
-  # 6. Claude Code
+  # 6. Claude Code (recent versions read the small model from ANTHROPIC_DEFAULT_HAIKU_MODEL)
   export ANTHROPIC_BASE_URL=${f.url} ANTHROPIC_AUTH_TOKEN=$SWITCHYARD_API_KEY \\
-    ANTHROPIC_MODEL=switchyard/demo ANTHROPIC_SMALL_FAST_MODEL=switchyard/demo
+    ANTHROPIC_MODEL=switchyard/demo ANTHROPIC_SMALL_FAST_MODEL=switchyard/demo \\
+    ANTHROPIC_DEFAULT_HAIKU_MODEL=switchyard/demo
   claude
 
 Edits go to demo-coder, reviews and plans to demo-large, everything else to demo-mini

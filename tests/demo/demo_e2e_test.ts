@@ -304,6 +304,7 @@ async function compatibleClients(demo: Demo, configHome: string) {
     ANTHROPIC_AUTH_TOKEN: "$SWITCHYARD_API_KEY",
     ANTHROPIC_MODEL: "switchyard/demo",
     ANTHROPIC_SMALL_FAST_MODEL: "switchyard/demo",
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: "switchyard/demo",
   });
   const anthropic = new Anthropic({
     baseURL: demo.claude.ANTHROPIC_BASE_URL,
