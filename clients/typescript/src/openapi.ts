@@ -911,7 +911,7 @@ export type components = {
             to_encrypt: components["schemas"]["PlaintextMap"];
             trace_id?: string;
         };
-        /** @description Data shape and allowed continuations for each status (decisions.md §7). */
+        /** @description Data shape and allowed continuations for each status. */
         TurnStatusRules: unknown & unknown & unknown & unknown & unknown & unknown & unknown;
         TurnResponse: {
             status: components["schemas"]["TurnStatus"];
