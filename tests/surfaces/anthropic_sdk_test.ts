@@ -117,6 +117,19 @@ describe("the anthropic client on /v1/messages", () => {
     assert.equal(sent.messages.at(-1).content, "# Hi");
   });
 
+  test("a failure after output began ends the stream with an error event", async () => {
+    await h.openai.enqueueFixture("openai", "stream_cut");
+    const stream = client().messages.stream({
+      model: "switchyard/demo",
+      max_tokens: 256,
+      messages: [{ role: "user", content: "Say hello" }],
+    });
+    let text = "";
+    stream.on("text", (delta) => text += delta);
+    await assert.rejects(stream.finalMessage(), (e: unknown) => e instanceof Anthropic.APIError);
+    assert.ok(text.length > 0, "some output arrived before the failure");
+  });
+
   test("count_tokens estimates the input; models list in Anthropic's shape", async () => {
     const counted = await client().messages.countTokens({
       model: "switchyard/demo",

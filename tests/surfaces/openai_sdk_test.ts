@@ -271,6 +271,45 @@ describe("the openai client on /v1/chat/completions", () => {
     assert.equal(r.choices[0].message.content, "from the fallback");
   });
 
+  test("a streamed fallback before the first byte is invisible; a failure after output is an error, never a clean end", async () => {
+    h.openai.enqueue({
+      status: 503,
+      headers: { "content-type": "application/json" },
+      body: { error: { message: "down" } },
+    });
+    h.ollama.enqueue(ollamaReply({ text: "from the fallback" }));
+    const fallback = await client().chat.completions.create({
+      model: "switchyard",
+      messages: [{ role: "user", content: "hello" }],
+      stream: true,
+    });
+    let text = "";
+    const models = new Set<string>();
+    for await (const chunk of fallback) {
+      models.add(chunk.model);
+      text += chunk.choices[0]?.delta.content ?? "";
+    }
+    assert.equal(text, "from the fallback");
+    assert.deepEqual([...models], ["ollama/qwen3:8b"]);
+
+    await h.openai.enqueueFixture("openai", "stream_cut");
+    const cut = await client().chat.completions.create({
+      model: "switchyard",
+      messages: [{ role: "user", content: "hello" }],
+      stream: true,
+    });
+    let received = "";
+    await assert.rejects(
+      (async () => {
+        for await (const chunk of cut) received += chunk.choices[0]?.delta.content ?? "";
+      })(),
+      (e: unknown) => e instanceof OpenAI.APIError,
+    );
+    assert.ok(received.length > 0, "some output arrived before the failure");
+    // Nothing fell back once output had begun.
+    assert.equal(h.ollama.requests.length, 1);
+  });
+
   test("errors come in OpenAI's shape: unknown model, wrong key, unsupported field", async () => {
     await assert.rejects(
       client().chat.completions.create({
