@@ -249,7 +249,8 @@ describe("switchyard why and trace", () => {
 
     const last = await cli(["why", id]);
     assert.equal(last.code, 0, last.stderr);
-    assert.match(last.stdout, /^turn 2 of 2 · trace [0-9a-f-]{36} · /);
+    assert.match(last.stdout, /^turn 2 of 2 · 1 model call · /);
+    assert.match(last.stdout, /^model call 1 of 1 · trace [0-9a-f-]{36}$/m);
     assert.match(last.stdout, /^model: +openai\/gpt-4o-mini$/m);
     assert.match(last.stdout, /^fallbacks: +none$/m);
     assert.match(last.stdout, /^intent: +chat \(inferred, low confidence\)$/m);
@@ -268,11 +269,15 @@ describe("switchyard why and trace", () => {
     const data = JSON.parse((await cli(["why", id, "--turn", "1", "--json"])).stdout);
     assert.equal(data.turn, 1);
     assert.equal(data.of, 2);
-    assert.deepEqual(data.choices.map((c: { model: string }) => c.model), [
+    assert.equal(data.calls.length, 1);
+    assert.deepEqual(data.calls[0].choices.map((c: { model: string }) => c.model), [
       "gpt-4o-mini",
       "gpt-4o",
     ]);
-    assert.deepEqual(data.fallbacks.map((f: { model: string }) => f.model), ["openai/gpt-4o-mini"]);
+    assert.deepEqual(
+      data.calls[0].fallbacks.map((f: { model: string }) => f.model),
+      ["openai/gpt-4o-mini"],
+    );
 
     const beyond = await cli(["why", id, "--turn", "3"]);
     assert.equal(beyond.code, 1);
@@ -280,6 +285,36 @@ describe("switchyard why and trace", () => {
       beyond.stderr,
       /^error: --turn expects 1 to 2 \(the session has 2 turns\), got 3$/m,
     );
+  });
+
+  test("why --turn N is the Nth prompt: a tool call and its answer are one turn of two model calls", async () => {
+    openai.enqueue(openAiToolCallStream("read_file", { path: "notes.txt" }));
+    openai.enqueue(openAiStream(["READ_THEM_18"]));
+    const first = await cli(["chat", "--policy", policyFile, "read my notes"]);
+    assert.equal(first.stdout, "READ_THEM_18\n", first.stderr);
+    const id = sessionOf(first.stderr);
+    openai.enqueue(openAiStream(["SECOND_PROMPT_27"]));
+    const second = await cli(["chat", "--session", id, "--policy", policyFile, "and now?"]);
+    assert.equal(second.code, 0, second.stderr);
+
+    const read = await cli(["why", id, "--turn", "1"]);
+    assert.equal(read.code, 0, read.stderr);
+    assert.match(read.stdout, /^turn 1 of 2 · 2 model calls · /);
+    const text = read.stdout;
+    const [call1, tool, call2] = [
+      text.indexOf("model call 1 of 2"),
+      text.search(/^tool call: +read_file notes\.txt \(completed\)$/m),
+      text.indexOf("model call 2 of 2"),
+    ];
+    assert.ok(call1 >= 0 && call1 < tool && tool < call2, text);
+    assert.match(text, /^context: +\+ tool_call read_file notes\.txt \(required\)$/m);
+    assert.match(text, /^total: +\d+ in, \d+ out, [\d.]+ USD \(2 model calls\)$/m);
+
+    const next = await cli(["why", id, "--turn", "2"]);
+    assert.match(next.stdout, /^turn 2 of 2 · 1 model call · /);
+    const table = (await cli(["trace", id])).stdout;
+    assert.match(table, /^-- turn 1 · model call 2 of 2 · trace [0-9a-f-]{36} · /m);
+    assert.match(table, /tool_call +openai\/gpt-4o-mini +read_file notes\.txt requested$/m);
   });
 
   test("trace is a table by default and raw events with --json", async () => {
@@ -290,7 +325,10 @@ describe("switchyard why and trace", () => {
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trimEnd().split("\n");
     assert.match(lines[0], /^# +time +kind +model +what$/);
-    assert.match(lines[1], /^-- turn [0-9a-f-]{36} · \d{4}-\d{2}-\d{2}$/);
+    assert.match(
+      lines[1],
+      /^-- turn 1 · model call 1 of 1 · trace [0-9a-f-]{36} · \d{4}-\d{2}-\d{2}$/,
+    );
     assert.match(
       table.stdout,
       /^2 +\d\d:\d\d:\d\d\.\d{3} +classification +openai\/gpt-4o-mini +chat /m,

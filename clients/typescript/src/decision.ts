@@ -215,17 +215,13 @@ export function replayTurns(events: readonly TraceEvent[]): TurnDecision[] {
 }
 
 /** The fallbacks a turn took: each failed or skipped candidate and why. */
-export function fallbacksTaken(
-  turn: TurnDecision,
-): { model: string; why: string }[] {
+export function fallbacksTaken(turn: TurnDecision): { model: string; why: string }[] {
   const taken = turn.choices
     .filter((c) => c.failure !== null)
     .map((c) => ({ model: `${c.provider}/${c.model}`, why: c.failure! }));
   const last = turn.choices.at(-1);
   // The router's own reason names candidates it skipped: "(fallback 1: x unavailable: why)".
-  const skipped = /\(fallback \d+: (\S+) unavailable: ([^)]*)\)/.exec(
-    last?.routingReason ?? "",
-  );
+  const skipped = /\(fallback \d+: (\S+) unavailable: ([^)]*)\)/.exec(last?.routingReason ?? "");
   if (skipped && !taken.some((t) => t.model === skipped[1])) {
     taken.push({ model: skipped[1], why: `unavailable: ${skipped[2]}` });
   }
@@ -247,20 +243,14 @@ export function turnsByMessage(
   for (const e of events) {
     const seq = plaintext(e)?.seq;
     const turn = byId.get(e.trace_id ?? "");
-    if (e.event_type !== "message" || typeof seq !== "number" || !turn) {
-      continue;
-    }
-    if (roles[seq - 1] === "assistant" && turn.choices.length > 0) {
-      paired.set(seq - 1, turn);
-    }
+    if (e.event_type !== "message" || typeof seq !== "number" || !turn) continue;
+    if (roles[seq - 1] === "assistant" && turn.choices.length > 0) paired.set(seq - 1, turn);
   }
   if (paired.size > 0) return paired;
   const deciding = turns.filter((t) => t.choices.length > 0);
   let next = 0;
   roles.forEach((role, i) => {
-    if (role === "assistant" && next < deciding.length) {
-      paired.set(i, deciding[next++]);
-    }
+    if (role === "assistant" && next < deciding.length) paired.set(i, deciding[next++]);
   });
   return paired;
 }

@@ -4,6 +4,7 @@ import type { SessionKey } from "../session_key.ts";
 import type { ModelListResponse, Policy, PreviewResponse } from "../types.ts";
 import type { Context } from "./context.ts";
 import { openedPayload, openTrace, readTrace } from "./trace_events.ts";
+import { callPerTurn, sessionTurns } from "../turns.ts";
 import { traceTable } from "./trace_table.ts";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -20,16 +21,10 @@ export function previewText(p: PreviewResponse): string {
     `cost:       ${p.estimated_cost.min} – ${p.estimated_cost.max} ${p.estimated_cost.currency}`,
     `context:    ${p.included_context.join(", ") || "(nothing attached)"}`,
   ];
-  if (p.excluded_context.length > 0) {
-    lines.push(`left out:   ${p.excluded_context.join(", ")}`);
-  }
+  if (p.excluded_context.length > 0) lines.push(`left out:   ${p.excluded_context.join(", ")}`);
   if (p.required_permissions.length > 0) {
     lines.push(
-      `tools:      ${
-        p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(
-          ", ",
-        )
-      }`,
+      `tools:      ${p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(", ")}`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -48,8 +43,7 @@ export async function preview(
     json?: boolean;
   },
 ): Promise<void> {
-  const id = o.session ??
-    (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
+  const id = o.session ?? (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
   try {
     const input: Record<string, unknown> = { text: prompt };
     if (o.command) input.command = o.command;
@@ -65,11 +59,7 @@ export async function preview(
   }
 }
 
-export async function usage(
-  ctx: Context,
-  id: string,
-  o: { json?: boolean },
-): Promise<void> {
+export async function usage(ctx: Context, id: string, o: { json?: boolean }): Promise<void> {
   const report = await ctx.client.session(id).usage();
   if (o.json) return ctx.term.out(json(report));
   const t = report.total;
@@ -97,21 +87,22 @@ export async function trace(
   id: string,
   o: { limit?: number; offset?: number; key?: SessionKey; json?: boolean },
 ): Promise<void> {
-  const events = await readTrace(ctx.client, id, o);
+  const [events, detail] = await Promise.all([
+    readTrace(ctx.client, id, o),
+    o.json ? null : ctx.client.session(id).get(),
+  ]);
   if (!o.json) {
-    return ctx.term.out(
-      traceTable(await openTrace(events, o.key), (o.offset ?? 0) + 1),
-    );
+    const opened = await openTrace(events, o.key);
+    // The whole trace names each model call's turn; a page alone cannot count the prompts before it.
+    const whole = o.limit === undefined && (o.offset ?? 0) === 0;
+    const turns = whole ? sessionTurns(opened, { callPerTurn: callPerTurn(detail) }) : [];
+    return ctx.term.out(traceTable(opened, (o.offset ?? 0) + 1, turns));
   }
   for (const event of events) {
     // An opened payload is marked as such: the service only ever saw it sealed.
     const opened = await openedPayload(event, o.key);
     ctx.term.out(
-      `${
-        JSON.stringify(
-          opened === null ? event : { ...event, payload: { opened } },
-        )
-      }\n`,
+      `${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`,
     );
   }
 }
