@@ -19,6 +19,7 @@ import { installPeers, nodeVersion, portkeyVersion, startPortkey } from "./portk
 import { rssMb, sampleRss } from "./proc.ts";
 import { startProviderProcess } from "./provider_process.ts";
 import { type Bench, type Memory, newResults, type Service } from "./context.ts";
+import { compatSection } from "./compat_section.ts";
 import { depthSection, latencySection, previewSection } from "./latency_sections.ts";
 import { printMemory, streamsSection, throughputSection } from "./load_sections.ts";
 import { directTarget, portkeyTarget, serviceTarget } from "./targets.ts";
@@ -124,6 +125,9 @@ try {
   if (has("throughput")) await throughputSection(bench, results);
   if (has("streams")) await streamsSection(bench, results);
   const peaks = sampler.stop();
+  if (has("compatible")) {
+    await compatSection(bench, results, { name: pkName, pid: portkey.pid, url: portkey.url });
+  }
   if (has("throughput") || has("streams")) {
     memory.loaded.set(pkName, peaks.get(portkey.pid)!);
     for (const s of services) memory.loaded.set(s.target.name, peaks.get(s.client.pid)!);

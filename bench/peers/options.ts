@@ -12,6 +12,7 @@ export const SECTIONS = [
   "throughput",
   "streams",
   "preview",
+  "compatible",
 ] as const;
 export type Section = typeof SECTIONS[number];
 export const STORES = ["pglite", "postgres"] as const;
