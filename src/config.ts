@@ -28,7 +28,12 @@ export interface Config {
   storagePath: string;
   /** Whether the embedded store's commits reach the disk before they are acknowledged. */
   storageFsync: boolean;
-  auth: { tokenTtlSeconds: number; bootstrapEnabled: boolean };
+  auth: {
+    tokenTtlSeconds: number;
+    bootstrapEnabled: boolean;
+    /** When set, `/api/v1/admin/*` answers to `Authorization: Bearer <this>` (decisions.md §13). */
+    operatorToken?: string;
+  };
   limits: {
     maxRequestBodyBytes: number;
     providerTimeoutMs: number;
@@ -117,7 +122,7 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
  */
 export const DEFAULT_STORAGE_FSYNC = true;
 
-/** A metrics token must be long enough not to be guessed. */
+/** A metrics or operator token must be long enough not to be guessed. */
 export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 const SCALAR_KEYS: Record<string, Kind> = {
@@ -130,6 +135,7 @@ const SCALAR_KEYS: Record<string, Kind> = {
   "router.storage.fsync": "boolean",
   "router.auth.token_ttl_seconds": "positive_int",
   "router.auth.bootstrap_enabled": "boolean",
+  "router.auth.operator_token": "secret",
   "router.limits.max_request_body_bytes": "positive_int",
   "router.limits.provider_timeout_ms": "positive_int",
   "router.limits.shutdown_grace_ms": "positive_int",
@@ -369,6 +375,7 @@ export async function loadConfig(
     auth: {
       tokenTtlSeconds: get("router.auth.token_ttl_seconds", 86400) as number,
       bootstrapEnabled: get("router.auth.bootstrap_enabled", true) as boolean,
+      ...operatorToken(get("router.auth.operator_token", undefined) as string | undefined),
     },
     limits: {
       maxRequestBodyBytes: get("router.limits.max_request_body_bytes", 10 * 1024 * 1024) as number,
@@ -395,6 +402,10 @@ export async function loadConfig(
     );
   }
   return config;
+}
+
+function operatorToken(token: string | undefined): { operatorToken?: string } {
+  return token === undefined ? {} : { operatorToken: token };
 }
 
 function telemetryFrom(

@@ -1,8 +1,8 @@
 import { API_KEY_PREFIX, parseApiKey, parseBearer, parseToken } from "../core/credential_format.ts";
 import { ServiceError } from "../core/errors.ts";
 import { digestsEqual, sha256Hex } from "../platform/secrets.ts";
+import { findUsableKeys, touchApiKey } from "../store/api_keys.ts";
 import { findToken, findTokenWithSession } from "../store/tokens.ts";
-import { findApiKeyHash } from "../store/users.ts";
 import type { Deps, Principal } from "./context.ts";
 
 const invalidToken = () => ServiceError.of("invalid_token", "invalid token");
@@ -56,6 +56,44 @@ export async function authenticate(
 
 const invalidApiKey = () => ServiceError.of("invalid_api_key", "invalid API key");
 
+/** A key that matched: whose it is, which one, until when, and when it was last used. */
+export interface VerifiedKey {
+  userId: string;
+  keyId: string;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * Checks an API key (decisions.md §1, §13): the key names its user, and the
+ * presented secret's digest is compared in constant time with every live key
+ * of that user, all of them, whichever matches. A malformed key, an unknown or
+ * disabled user, a wrong, revoked or expired key: the same `invalid_api_key`.
+ */
+export async function verifyApiKey(key: string, deps: Deps): Promise<VerifiedKey> {
+  const parsed = parseApiKey(key);
+  if (parsed === null) throw invalidApiKey();
+  const keys = await findUsableKeys(deps.db, parsed.userId);
+  const presented = sha256Hex(parsed.secret);
+  const now = deps.now().getTime();
+  let found: (typeof keys)[number] | undefined;
+  for (const candidate of keys) {
+    if (digestsEqual(presented, candidate.secret_hash)) found = candidate;
+  }
+  if (found === undefined || (found.expires_at !== null && found.expires_at.getTime() <= now)) {
+    throw invalidApiKey();
+  }
+  return {
+    userId: parsed.userId,
+    keyId: found.id,
+    expiresAt: found.expires_at,
+    lastUsedAt: found.last_used_at,
+  };
+}
+
+/** A key used on the compatible surfaces records its use at most this often. */
+export const KEY_USE_RECORD_MS = 60_000;
+
 /**
  * The compatible surfaces' credentials (decisions.md §12): `Authorization:
  * Bearer` with an API key or a session token, or (`/v1/messages`) an API key
@@ -73,10 +111,36 @@ export async function authenticateKeyOrToken(
     if (header === null && key !== null) throw invalidApiKey();
     return await authenticate(request, deps);
   }
-  const parsed = parseApiKey(key);
-  if (parsed === null) throw invalidApiKey();
-  const stored = await findApiKeyHash(deps.db, parsed.userId);
-  const presented = sha256Hex(parsed.secret);
-  if (stored === null || !digestsEqual(presented, stored)) throw invalidApiKey();
-  return { userId: parsed.userId, tokenId: "" };
+  const verified = await verifyApiKey(key, deps);
+  // `last_used_at` is a hint for the keys list: one write a minute per key, not one per request.
+  const now = deps.now();
+  if (
+    verified.lastUsedAt === null ||
+    now.getTime() - verified.lastUsedAt.getTime() >= KEY_USE_RECORD_MS
+  ) {
+    await touchApiKey(deps.db, verified.keyId, now);
+  }
+  return { userId: verified.userId, tokenId: "" };
+}
+
+/**
+ * The operator's bearer token (decisions.md §13), compared in constant time
+ * (as digests, so neither its length nor its content leaks). No header:
+ * `missing_credentials`; anything else wrong: `invalid_token`.
+ */
+export function authenticateOperator(request: Request, deps: Deps): Principal {
+  const expected = deps.config.auth.operatorToken;
+  const header = request.headers.get("authorization");
+  if (header === null) {
+    throw ServiceError.of(
+      "missing_credentials",
+      "missing credentials: send Authorization: Bearer <operator token>",
+    );
+  }
+  const raw = parseBearer(header);
+  const presented = sha256Hex(raw ?? "");
+  if (expected === undefined || raw === null || !digestsEqual(presented, sha256Hex(expected))) {
+    throw ServiceError.of("invalid_token", "invalid operator token");
+  }
+  return { userId: "", tokenId: "" };
 }

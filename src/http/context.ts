@@ -30,8 +30,11 @@ export interface RequestContext {
 }
 
 export interface Endpoint {
-  /** `key_or_token`: an API key or a session token as bearer (the compatible surfaces). */
-  auth: "none" | "bearer" | "key_or_token";
+  /**
+   * `key_or_token`: an API key or a session token as bearer (the compatible
+   * surfaces); `operator`: the operator token (router.auth.operator_token).
+   */
+  auth: "none" | "bearer" | "key_or_token" | "operator";
   /** With `key_or_token`, an API key in `x-api-key` too (Anthropic's header). */
   apiKeyHeader?: boolean;
   /** Writes this endpoint's errors in its API's own shape; absent, the native envelope. */

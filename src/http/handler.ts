@@ -1,6 +1,6 @@
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import { isUuid } from "../core/credential_format.ts";
-import { authenticate, authenticateKeyOrToken } from "./auth.ts";
+import { authenticate, authenticateKeyOrToken, authenticateOperator } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import { clientAddress, type Connection } from "./client_address.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
@@ -12,6 +12,8 @@ import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
 import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
 import { ROUTES } from "./routes.ts";
+
+const ADMIN_PREFIX = "/api/v1/admin/";
 
 export type Handler = (request: Request, connection?: Connection) => Promise<Response>;
 
@@ -38,6 +40,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     try {
       // A request on a session reads the session with the token, in one round trip.
       const sessionId = params.session_id;
+      if (endpoint.auth === "operator") return authenticateOperator(request, deps);
       principal = endpoint.auth === "key_or_token"
         ? await authenticateKeyOrToken(request, deps, { apiKeyHeader: endpoint.apiKeyHeader })
         : await authenticate(
@@ -71,7 +74,10 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         `credentials are not accepted in query parameters: remove "${queryCredential}" and send it in a header`,
       );
     }
-    const found = match(request.method, url.pathname);
+    // Without an operator token the operator's paths do not exist (decisions.md §13).
+    const hidden = deps.config.auth.operatorToken === undefined &&
+      url.pathname.startsWith(ADMIN_PREFIX);
+    const found = hidden ? { kind: "not_found" as const } : match(request.method, url.pathname);
     if (found.kind === "not_found") {
       throw ServiceError.of("not_found", `no such endpoint: ${url.pathname}`);
     }

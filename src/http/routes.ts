@@ -1,6 +1,8 @@
 import type { Endpoint } from "./context.ts";
 import type { Route } from "./router.ts";
+import { addUser, listUsers, updateUserEndpoint } from "./routes/admin.ts";
 import { bootstrap, me, signIn, signOut } from "./routes/auth.ts";
+import { createKey, listKeys, revokeKey } from "./routes/keys.ts";
 import { listModelsEndpoint, listProvidersEndpoint } from "./routes/llm.ts";
 import { getMetrics } from "./routes/metrics.ts";
 import {
@@ -36,6 +38,12 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/api/v1/auth/sign-in", handler: signIn },
   { method: "POST", path: "/api/v1/auth/sign-out", handler: signOut },
   { method: "GET", path: "/api/v1/auth/me", handler: me },
+  { method: "POST", path: "/api/v1/auth/keys", handler: createKey },
+  { method: "GET", path: "/api/v1/auth/keys", handler: listKeys },
+  { method: "DELETE", path: "/api/v1/auth/keys/:key_id", handler: revokeKey },
+  { method: "POST", path: "/api/v1/admin/users", handler: addUser },
+  { method: "GET", path: "/api/v1/admin/users", handler: listUsers },
+  { method: "PUT", path: "/api/v1/admin/users/:user_id", handler: updateUserEndpoint },
   { method: "GET", path: "/api/v1/llm/providers", handler: listProvidersEndpoint },
   { method: "GET", path: "/api/v1/llm/models", handler: listModelsEndpoint },
   { method: "POST", path: "/api/v1/sessions", handler: createSession },

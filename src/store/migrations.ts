@@ -14,6 +14,7 @@ import m011 from "../../migrations/011_claims_in_fewer_statements.sql" with { ty
 import m012 from "../../migrations/012_named_policies.sql" with { type: "text" };
 import m013 from "../../migrations/013_conversation_turns.sql" with { type: "text" };
 import m014 from "../../migrations/014_budgets.sql" with { type: "text" };
+import m015 from "../../migrations/015_keys_and_operator.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: "012_named_policies", sql: m012 },
   { version: 13, name: "013_conversation_turns", sql: m013 },
   { version: 14, name: "014_budgets", sql: m014 },
+  { version: 15, name: "015_keys_and_operator", sql: m015 },
 ];

@@ -12,20 +12,41 @@ export interface TokenRow {
   revoked_at: Date | null;
 }
 
+/**
+ * Stores a token signed in with the key `apiKeyId`, and records that key's
+ * use, in one statement.
+ */
 export async function insertToken(
   db: Queryable,
-  token: { id: string; userId: string; secretHash: string; now: Date; expiresAt: Date },
+  token: {
+    id: string;
+    userId: string;
+    secretHash: string;
+    now: Date;
+    expiresAt: Date;
+    apiKeyId?: string | null;
+  },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO tokens (id, user_id, secret_hash, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5)`,
-    [token.id, token.userId, token.secretHash, token.now, token.expiresAt],
+    `WITH used AS (UPDATE api_keys SET last_used_at = $4 WHERE id = $6)
+     INSERT INTO tokens (id, user_id, secret_hash, created_at, expires_at, api_key_id)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [token.id, token.userId, token.secretHash, token.now, token.expiresAt, token.apiKeyId ?? null],
   );
 }
 
+/**
+ * A token's columns, with `revoked_at` also set while the key it was signed in
+ * with is revoked or its user disabled (decisions.md §13): the same lookup
+ * that finds the token refuses it, on every instance, in no extra round trip.
+ */
+const TOKEN_COLUMNS = `t.id, t.user_id, t.secret_hash, t.expires_at,
+            COALESCE(t.revoked_at, k.revoked_at, u.disabled_at) AS revoked_at`;
+const TOKEN_OWNERS = `JOIN users u ON u.id = t.user_id LEFT JOIN api_keys k ON k.id = t.api_key_id`;
+
 export async function findToken(db: Queryable, id: string): Promise<TokenRow | null> {
   const rows = await db.query<TokenRow>(
-    "SELECT id, user_id, secret_hash, expires_at, revoked_at FROM tokens WHERE id = $1",
+    `SELECT ${TOKEN_COLUMNS} FROM tokens t ${TOKEN_OWNERS} WHERE t.id = $1`,
     [id],
   );
   return rows[0] ?? null;
@@ -39,12 +60,12 @@ export async function revokeToken(db: Queryable, id: string, now: Date): Promise
   );
 }
 
-const TOKEN_WITH_SESSION = `SELECT t.id, t.user_id, t.secret_hash, t.expires_at, t.revoked_at,
+const TOKEN_WITH_SESSION = `SELECT ${TOKEN_COLUMNS},
             s.id AS s_id, s.title AS s_title, s.scope AS s_scope, s.key_id AS s_key_id,
             s.archived AS s_archived, s.metadata AS s_metadata, s.created_at AS s_created_at,
             s.updated_at AS s_updated_at`;
-const FROM_TOKEN_AND_SESSION =
-  "FROM tokens t LEFT JOIN sessions s ON s.id = $2 AND s.user_id = t.user_id WHERE t.id = $1";
+const FROM_TOKEN_AND_SESSION = `FROM tokens t ${TOKEN_OWNERS}
+     LEFT JOIN sessions s ON s.id = $2 AND s.user_id = t.user_id WHERE t.id = $1`;
 const READING =
   `CASE WHEN s.id IS NOT NULL THEN switchyard_history(s.id, NULL, $4, $5) END AS r_history,
             CASE WHEN s.id IS NOT NULL THEN switchyard_recall(t.user_id, s.id, $3) END AS r_memory`;

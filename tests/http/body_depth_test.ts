@@ -10,7 +10,8 @@ import { describe, test } from "node:test";
 import { tooDeep } from "../../src/http/body.ts";
 import { MAX_BODY_DEPTH, nestsDeeperThan } from "../../src/http/json_depth.ts";
 import { ROUTES } from "../../src/http/routes.ts";
-import { appWithSession, call, signUp } from "../support/app.ts";
+import { after, before } from "node:test";
+import { appWithSession, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
 
 /** `n` arrays inside one another. */
 const nested = (n: number) => "[".repeat(n) + "]".repeat(n);
@@ -43,6 +44,10 @@ const BODY_ROUTES: Record<
   "POST /api/v1/auth/bootstrap": { json: false },
   "POST /api/v1/auth/sign-in": { json: false },
   "POST /api/v1/auth/sign-out": { json: false },
+  "POST /api/v1/auth/keys": { json: true, template: '{"name":"k","expires_at":DEEP}' },
+  "DELETE /api/v1/auth/keys/:key_id": { json: false },
+  "POST /api/v1/admin/users": { json: true, template: '{"name":DEEP}' },
+  "PUT /api/v1/admin/users/:user_id": { json: true, template: '{"budget":{"daily":DEEP}}' },
   "POST /api/v1/sessions": {
     json: true,
     template: '{"title":"t","scope":DEEP}',
@@ -102,14 +107,28 @@ function bodyOfDepth(template: string, depth: number): string {
   return template.replace("DEEP", nested(depth - around));
 }
 
+const OPERATOR_TOKEN = "operator-token-for-deep-bodies";
+
 describe("request bodies nested too deeply", () => {
   const suite = appWithSession("deep");
+  // The operator's routes exist only with an operator token.
+  let operated: TestApp;
+  let userId: string;
+  before(async () => {
+    operated = await createTestApp({
+      configure: (c) => void (c.auth.operatorToken = OPERATOR_TOKEN),
+    });
+    userId = (await signUp(operated)).userId;
+  });
+  after(() => operated.close());
 
   const send = (route: string, raw: string, account = suite.alice) => {
     const [method, path] = route.split(" ");
-    const url = path.replace(":session_id", suite.sessionId).replace(":name", "p");
-    return call(suite.app, method, url, {
-      token: account.token,
+    const admin = path.startsWith("/api/v1/admin/");
+    const url = path.replace(":session_id", suite.sessionId).replace(":name", "p")
+      .replace(":key_id", suite.sessionId).replace(":user_id", admin ? userId : "");
+    return call(admin ? operated : suite.app, method, url, {
+      token: admin ? OPERATOR_TOKEN : account.token,
       rawBody: raw,
       headers: { "content-type": "application/json" },
     });

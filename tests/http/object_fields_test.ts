@@ -7,10 +7,10 @@
  * naming its path. The table covers every route that takes a JSON body.
  */
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { ROUTES } from "../../src/http/routes.ts";
 import { formatPath } from "../../src/http/validation.ts";
-import { appWithSession, call } from "../support/app.ts";
+import { appWithSession, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
 
 const envelope = {
   version: 1,
@@ -52,6 +52,10 @@ const BODIES: Record<string, "no JSON body" | Record<string, unknown>[]> = {
   "POST /api/v1/auth/bootstrap": "no JSON body",
   "POST /api/v1/auth/sign-in": "no JSON body",
   "POST /api/v1/auth/sign-out": "no JSON body",
+  "POST /api/v1/auth/keys": [{ name: "k", expires_at: "2027-01-01T00:00:00Z" }],
+  "DELETE /api/v1/auth/keys/:key_id": "no JSON body",
+  "POST /api/v1/admin/users": [{ name: "n" }],
+  "PUT /api/v1/admin/users/:user_id": [{ name: "n", disabled: false, budget: { daily: "1" } }],
   "DELETE /api/v1/sessions/:session_id": "no JSON body",
   "POST /api/v1/sessions": [{ title: "t", scope: "s" }],
   "PUT /api/v1/sessions/:session_id": [{ title: "t", archived: false }],
@@ -96,14 +100,28 @@ function withArrayAt(body: unknown, path: (string | number)[]): unknown {
   return copy;
 }
 
+const OPERATOR_TOKEN = "operator-token-for-body-shapes";
+
 describe("an array where a request body has an object", () => {
   const suite = appWithSession("shapes");
+  // The operator's routes exist only with an operator token.
+  let operated: TestApp;
+  let userId: string;
+  before(async () => {
+    operated = await createTestApp({
+      configure: (c) => void (c.auth.operatorToken = OPERATOR_TOKEN),
+    });
+    userId = (await signUp(operated)).userId;
+  });
+  after(() => operated.close());
 
   const send = (route: string, body: unknown) => {
     const [method, path] = route.split(" ");
-    const url = path.replace(":session_id", suite.sessionId).replace(":name", "p");
-    return call(suite.app, method, url, {
-      token: suite.alice.token,
+    const admin = path.startsWith("/api/v1/admin/");
+    const url = path.replace(":session_id", suite.sessionId).replace(":name", "p")
+      .replace(":user_id", admin ? userId : "");
+    return call(admin ? operated : suite.app, method, url, {
+      token: admin ? OPERATOR_TOKEN : suite.alice.token,
       body,
     });
   };

@@ -26,6 +26,12 @@ const INVENTORY: [string, string][] = [
   ["post", "/api/v1/auth/sign-in"],
   ["post", "/api/v1/auth/sign-out"],
   ["get", "/api/v1/auth/me"],
+  ["post", "/api/v1/auth/keys"],
+  ["get", "/api/v1/auth/keys"],
+  ["delete", "/api/v1/auth/keys/{key_id}"],
+  ["post", "/api/v1/admin/users"],
+  ["get", "/api/v1/admin/users"],
+  ["put", "/api/v1/admin/users/{user_id}"],
   ["get", "/api/v1/llm/providers"],
   ["get", "/api/v1/llm/models"],
   ["post", "/api/v1/sessions"],
@@ -132,15 +138,18 @@ describe("OpenAPI document", () => {
     assert.deepEqual(documented.sort(), INVENTORY.map(([m, p]) => `${m} ${p}`).sort());
   });
 
-  test("public endpoints need no auth, sign-in the API key, the rest a bearer token", () => {
+  test("public endpoints need no auth, sign-in the API key, admin the operator's token, the rest a bearer token", () => {
     assert.deepEqual(doc.security, [{ bearer: [] }]);
     assert.equal(doc.components.securitySchemes.bearer.scheme, "bearer");
     assert.equal(doc.components.securitySchemes.apiKey.name, "X-Router-Api-Key");
+    assert.equal(doc.components.securitySchemes.operator.scheme, "bearer");
     for (const [method, path] of INVENTORY) {
       const security = doc.paths[path][method].security;
       if (PUBLIC.includes(path)) assert.deepEqual(security, [], path);
       else if (path === "/api/v1/auth/sign-in") assert.deepEqual(security, [{ apiKey: [] }]);
-      else assert.equal(security, undefined, `${method} ${path} inherits bearer`);
+      else if (path.startsWith("/api/v1/admin/")) {
+        assert.deepEqual(security, [{ operator: [] }], `${method} ${path} wants the operator`);
+      } else assert.equal(security, undefined, `${method} ${path} inherits bearer`);
     }
   });
 

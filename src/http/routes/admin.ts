@@ -1,0 +1,120 @@
+/**
+ * The operator's endpoints (decisions.md §13), under `/api/v1/admin/`, which
+ * exist only while `router.auth.operator_token` is set: add a user (with its
+ * first key, shown once), list every user with its budget and this UTC day's
+ * and month's spend, and rename, disable, enable or budget one.
+ */
+import { isUuid } from "../../core/credential_format.ts";
+import { ServiceError } from "../../core/errors.ts";
+import { findUserBudgets, plainDecimal, setUserBudget } from "../../store/budgets.ts";
+import type { Queryable } from "../../store/db.ts";
+import { listUserOverviews, updateUser, type UserOverviewRow } from "../../store/users.ts";
+import { object, type Type, type } from "../ark.ts";
+import { readJsonObject } from "../body.ts";
+import type { Deps, Endpoint } from "../context.ts";
+import { jsonResponse } from "../error_response.ts";
+import { validate } from "../validation.ts";
+import { createUser } from "./auth.ts";
+import { Name } from "./keys.ts";
+
+/**
+ * A budget amount: US dollars as a decimal string (decisions.md §10), at most
+ * 12 digits before the point and 10 after; a JSON number is refused, so no
+ * amount is ever rounded on its way in. `null` means no limit.
+ */
+const MONEY = /^[0-9]{1,12}(\.[0-9]{1,10})?$/;
+const Money = type("unknown").narrow((value, ctx) =>
+  value === null || (typeof value === "string" && MONEY.test(value)) ||
+  ctx.reject({
+    expected:
+      'a decimal string of US dollars such as "5" or "12.50" (at most 12 digits before the point and 10 after), or null',
+    actual: typeof value === "string"
+      ? `"${value}"`
+      : value === undefined
+      ? "absent"
+      : typeof value,
+  })
+) as unknown as Type<string | null>;
+
+const AddUser = object({ name: Name });
+
+const UpdateUser = object({
+  "name?": Name.or("null"),
+  "disabled?": "boolean",
+  "budget?": object({ "daily?": Money, "monthly?": Money }).or("null"),
+});
+
+/** The start of `now`'s UTC day and month: the budget windows. */
+function windows(now: Date): { dayStart: Date; monthStart: Date } {
+  const [y, m, d] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
+  return { dayStart: new Date(Date.UTC(y, m, d)), monthStart: new Date(Date.UTC(y, m, 1)) };
+}
+
+async function userViews(db: Queryable, deps: Deps, userId: string | null = null) {
+  const rows = await listUserOverviews(db, windows(deps.now()), userId);
+  const budgets = await findUserBudgets(db, rows.map((r) => r.id));
+  return rows.map((row: UserOverviewRow) => ({
+    user_id: row.id,
+    name: row.name,
+    created_at: row.created_at.toISOString(),
+    last_seen_at: row.last_seen_at === null ? null : row.last_seen_at.toISOString(),
+    disabled: row.disabled,
+    budget: budgets.get(row.id) ?? null,
+    spend: { day: plainDecimal(row.spend_day), month: plainDecimal(row.spend_month) },
+  }));
+}
+
+export const addUser: Endpoint = {
+  auth: "operator",
+  async handle({ request, deps }) {
+    const body = validate(
+      AddUser,
+      await readJsonObject(request, deps.config.limits.maxRequestBodyBytes),
+    );
+    // The first key of a user the operator adds is named after who made it.
+    const user = await createUser(deps, { name: body.name, keyName: "initial" });
+    return jsonResponse({ user_id: user.userId, name: body.name, api_key: user.apiKey }, 201);
+  },
+};
+
+export const listUsers: Endpoint = {
+  auth: "operator",
+  async handle({ deps }) {
+    return jsonResponse({ users: await userViews(deps.db, deps) });
+  },
+};
+
+const userNotFound = (id: string) => ServiceError.of("not_found", `user not found: "${id}"`);
+
+/**
+ * Partial update: an absent field is left as it is. In `budget`, an absent
+ * window keeps its limit and `null` removes it; `budget: null` removes both.
+ */
+export const updateUserEndpoint: Endpoint = {
+  auth: "operator",
+  async handle({ request, params, deps }) {
+    const body = validate(
+      UpdateUser,
+      await readJsonObject(request, deps.config.limits.maxRequestBodyBytes),
+    );
+    const raw = params.user_id;
+    if (!isUuid(raw)) throw userNotFound(raw);
+    const id = raw.toLowerCase();
+    const now = deps.now();
+    const view = await deps.db.transaction(async (tx) => {
+      const found = await updateUser(tx, id, { name: body.name, disabled: body.disabled }, now);
+      if (!found) return null;
+      if (body.budget !== undefined) {
+        const current = (await findUserBudgets(tx, [id])).get(id) ?? { daily: null, monthly: null };
+        const next = body.budget === null ? { daily: null, monthly: null } : {
+          daily: body.budget.daily === undefined ? current.daily : body.budget.daily,
+          monthly: body.budget.monthly === undefined ? current.monthly : body.budget.monthly,
+        };
+        await setUserBudget(tx, id, next, now);
+      }
+      return (await userViews(tx, deps, id))[0];
+    });
+    if (view === null || view === undefined) throw userNotFound(raw);
+    return jsonResponse({ user: view });
+  },
+};
