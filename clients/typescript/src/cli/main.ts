@@ -31,9 +31,10 @@ const USAGE = `usage: switchyard <command> [options]
       without --policy: your stored policy named "default" (its latest version), if any
   preview <prompt> [--session ID] [--policy FILE] [--command INTENT] [--model P/M]
   usage <session-id>
-  why <session-id> [--turn N]      why this model: classification, routing, fallbacks,
-                                   context sent and left out, tokens and cost of a turn
-                                   (default: the last; N counts from 1); --key-file FILE
+  why <session-id> [--turn N]      a turn (a prompt and what answered it): each model
+                                   call's classification, routing, fallbacks, context,
+                                   tokens and cost, the tool calls between, the total
+                                   (default: the last; N counts prompts from 1); --key-file FILE
   trace <session-id> [--limit N] [--offset N]
                                    the trace as a table (every event unless --limit);
                                    --json: one raw event per line; --key-file FILE
