@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   "no_active_run",
   "continuation_mismatch",
   "approval_required",
+  "budget_exceeded",
   // providers
   "context_length_exceeded",
   "invalid_provider_configuration",
@@ -64,6 +65,11 @@ export interface Failure {
   readonly code: ErrorCode;
   readonly message: string;
   readonly details?: Record<string, unknown>;
+  /**
+   * Seconds the client should wait before trying again, sent as `Retry-After`
+   * by the one mapping to a response (http/error_response.ts); never in the body.
+   */
+  readonly retryAfterSeconds?: number;
 }
 
 export function failure(

@@ -62,6 +62,7 @@ async function supersedeRun(
     turnId,
     instance: deps.instance,
     now: deps.now(),
+    userId: session.user_id,
   });
   if (taken === null) refuse(continuation.type, null);
   deps.watcher.superseded(taken.run.id, taken.run.supersede_seq);
@@ -79,7 +80,7 @@ async function supersedeRun(
     stream: call.stream,
     surface: call.surface,
     async run(live) {
-      const t: TurnContext = { ...base, ...live };
+      const t: TurnContext = { ...base, ...live, budgeted: taken.budgeted };
       if (value.type !== "inject") return await idleTurn(t);
       const text = value.text;
       await persistMessage(t, { role: "user", text });
@@ -108,6 +109,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     turnId,
     instance: deps.instance,
     now: deps.now(),
+    userId: session.user_id,
     pauseKinds: waiting?.pause_kinds ?? [],
   });
   if (claim.kind === "no_active_run") refuse(continuation.type, null);
@@ -140,7 +142,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     stream: call.stream,
     surface: call.surface,
     async run(live) {
-      const t: TurnContext = { ...base, ...live };
+      const t: TurnContext = { ...base, ...live, budgeted: claim.budgeted };
       return next === "idle" ? await idleTurn(t) : await runTurns(t);
     },
   });

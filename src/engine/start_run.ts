@@ -103,6 +103,7 @@ export async function startRun(
     turnId,
     instance: deps.instance,
     now,
+    userId: session.user_id,
     runInput: seal === null ? input as unknown as Record<string, unknown> : { ...seal.state },
     ...(prompt === undefined ? {} : {
       records: prompt,
@@ -130,7 +131,12 @@ export async function startRun(
     stream: call.stream,
     surface: call.surface,
     async run(live) {
-      const t: TurnContext = { ...base, ...live, ...(reading === undefined ? {} : { reading }) };
+      const t: TurnContext = {
+        ...base,
+        ...live,
+        ...(reading === undefined ? {} : { reading }),
+        budgeted: claim.budgeted,
+      };
       if (seal === null) return await runTurns(t);
       await persistMessage(t, {
         role: "user",

@@ -51,6 +51,12 @@ export interface TurnBase {
   seal: SealScope | null;
   /** What the claim read for the turn, so its first model call reads nothing more. */
   reading?: { history: HistoryMessage[]; memory: MemoryEntry[] };
+  /**
+   * Whether the user has a budget, as the claim read it (engine/budget_gate.ts):
+   * false skips the budget's round trip before each model call; undefined: not
+   * known, the first call's admission finds out.
+   */
+  budgeted?: boolean;
 }
 
 /** What a claimed turn runs with. */

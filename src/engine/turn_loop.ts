@@ -38,6 +38,7 @@ import {
   recordCost,
 } from "./turn_records.ts";
 import { afterReply } from "./turn_reply.ts";
+import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 
 /** Model calls one request may make while every tool call is answered by the service. */
@@ -167,6 +168,9 @@ async function loop(t: TurnContext): Promise<TurnResult> {
         envelope: awaitingApprovalEnvelope(approval, t.turnId, t.seal?.toEncrypt),
       };
     }
+    // The budget admits the call before anything of it starts (decisions.md §13).
+    const admitted = await admitModelCall(t, d);
+    if (!admitted.ok) return await failTurn(t, admitted.failure);
     t.sink.begin();
     const mediation = mediationContext(t, d);
     let reply: ModelReply;
@@ -174,6 +178,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       reply = await invoke(t, d, history, memory, mediation);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
+      await settleModelCall(t, d, admitted.reservation, null);
       const { provider, model } = d.routing.model;
       const own = failure(error.code, error.message, { provider, model });
       if (!allowsFallback(error.category) || t.sink.delivered) {
@@ -195,6 +200,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), hop)]);
       continue;
     }
+    await settleModelCall(t, d, admitted.reservation, reply.usage);
     const usage = await recordCost(t, d, reply.usage);
     t.sink.emit(usageEvent(usage));
     const constrained = d.context.included.some((i) => i.constrained) ||

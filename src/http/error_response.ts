@@ -33,6 +33,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   no_active_run: 422,
   continuation_mismatch: 422,
   approval_required: 403,
+  budget_exceeded: 429,
   context_length_exceeded: 422,
   invalid_provider_configuration: 500,
   invalid_provider_credentials: 503,
@@ -62,6 +63,9 @@ export function errorResponse(
     ? { code: failure.code, message: failure.message }
     : { code: failure.code, message: failure.message, details: failure.details };
   const headers = new Headers(options.headers);
+  if (failure.retryAfterSeconds !== undefined) {
+    headers.set("retry-after", String(failure.retryAfterSeconds));
+  }
   headers.set("content-type", "application/json");
   return new Response(JSON.stringify({ error }), { status, headers });
 }

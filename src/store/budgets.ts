@@ -49,13 +49,148 @@ export async function findUserBudgets(
 ): Promise<Map<string, UserBudget>> {
   const budgets = new Map<string, UserBudget>();
   if (userIds.length === 0) return budgets;
-  const rows = await db.query<{ user_id: string; daily: string | null; monthly: string | null }>(
+  const rows = await db.query<
+    { user_id: string; daily: string | null; monthly: string | null }
+  >(
     `SELECT user_id, daily::text AS daily, monthly::text AS monthly
      FROM user_budgets WHERE user_id = ANY($1::uuid[])`,
     [userIds],
   );
   for (const row of rows) {
-    budgets.set(row.user_id, { daily: plainOrNull(row.daily), monthly: plainOrNull(row.monthly) });
+    budgets.set(row.user_id, {
+      daily: plainOrNull(row.daily),
+      monthly: plainOrNull(row.monthly),
+    });
   }
   return budgets;
+}
+
+/** What `switchyard_budget_admit` answers (migration 014), its figures in the plain notation. */
+export type Admission =
+  | { budget: false }
+  | {
+    budget: true;
+    admitted: boolean;
+    /** The first window refused, daily first; null when admitted. */
+    window: "daily" | "monthly" | null;
+    daily: string | null;
+    monthly: string | null;
+    daySpent: string;
+    monthSpent: string;
+    reserved: string;
+  };
+
+export interface AdmissionRequest {
+  /** The reservation's id: the ledger row that becomes the call's spend. */
+  id: string;
+  userId: string;
+  /** The call's input cost (the decision's `estimate.min`), a decimal string. */
+  amount: string;
+  instance: string;
+  /** The run and turn holding the call: the reservation counts while the turn holds its run. */
+  runId: string;
+  turnId: string;
+  now: Date;
+  day: { from: Date; to: Date };
+  month: { from: Date; to: Date };
+}
+
+interface AdmissionRow {
+  budget: boolean;
+  admitted?: boolean;
+  window?: "daily" | "monthly" | null;
+  daily?: string | null;
+  monthly?: string | null;
+  day_spent?: string;
+  month_spent?: string;
+  reserved?: string;
+}
+
+/**
+ * Admits a model call against its user's budget in one statement, atomic
+ * across instances: the user's budget row is locked, the windows' spend and
+ * the live reservations summed, and the call's reservation inserted if every
+ * window with a limit holds it. A user without a budget writes nothing.
+ */
+export async function admitCall(
+  db: Queryable,
+  a: AdmissionRequest,
+): Promise<Admission> {
+  const rows = await db.query<{ a: AdmissionRow }>(
+    "SELECT switchyard_budget_admit($1::jsonb) AS a",
+    [JSON.stringify({
+      id: a.id,
+      user_id: a.userId,
+      amount: a.amount,
+      instance: a.instance,
+      run_id: a.runId,
+      turn_id: a.turnId,
+      now: a.now.toISOString(),
+      day_from: a.day.from.toISOString(),
+      day_to: a.day.to.toISOString(),
+      month_from: a.month.from.toISOString(),
+      month_to: a.month.to.toISOString(),
+    })],
+  );
+  const row = rows[0].a;
+  if (!row.budget) return { budget: false };
+  return {
+    budget: true,
+    admitted: row.admitted === true,
+    window: row.window ?? null,
+    daily: plainOrNull(row.daily ?? null),
+    monthly: plainOrNull(row.monthly ?? null),
+    daySpent: plainDecimal(row.day_spent ?? "0"),
+    monthSpent: plainDecimal(row.month_spent ?? "0"),
+    reserved: plainDecimal(row.reserved ?? "0"),
+  };
+}
+
+/**
+ * The call ended: its reservation becomes its real cost, in one statement (the
+ * row turns from reserved to spent, so the call never counts twice nor not at
+ * all). A reservation already reaped is written anew as spent.
+ */
+export async function settleCall(
+  db: Queryable,
+  s: { id: string; userId: string; cost: string; now: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO budget_ledger (id, user_id, spent, amount, at)
+     VALUES ($1, $2, true, $3::numeric, $4)
+     ON CONFLICT (id) DO UPDATE SET spent = true, amount = excluded.amount, at = excluded.at`,
+    [s.id, s.userId, s.cost, s.now],
+  );
+}
+
+/** A user's spend in `[from, to)` by the ledger, the figure a budget's windows count. */
+export async function ledgerSpend(
+  db: Queryable,
+  userIds: readonly string[],
+  windows: { day: { from: Date; to: Date }; month: { from: Date; to: Date } },
+): Promise<Map<string, { day: string; month: string }>> {
+  const spend = new Map<string, { day: string; month: string }>();
+  if (userIds.length === 0) return spend;
+  const rows = await db.query<{ user_id: string; day: string; month: string }>(
+    `SELECT user_id,
+            coalesce(sum(amount) FILTER (WHERE at >= $2 AND at < $3), 0)::text AS day,
+            coalesce(sum(amount) FILTER (WHERE at >= $4 AND at < $5), 0)::text AS month
+     FROM budget_ledger
+     WHERE user_id = ANY($1::uuid[]) AND spent AND at >= $4 AND at < $5
+     GROUP BY user_id`,
+    [
+      userIds,
+      windows.day.from,
+      windows.day.to,
+      windows.month.from,
+      windows.month.to,
+    ],
+  );
+  for (const row of rows) {
+    spend.set(row.user_id, {
+      day: plainDecimal(row.day),
+      month: plainDecimal(row.month),
+    });
+  }
+  return spend;
 }

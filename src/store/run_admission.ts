@@ -29,6 +29,12 @@ export interface ClaimRequest {
   instance: string;
   now: Date;
   leaseMs?: number;
+  /**
+   * The session's user: the claim then also reads, in the same statement,
+   * whether the user has a budget (migration 014), so a turn of a user without
+   * one makes no round trip for it (engine/budget_gate.ts).
+   */
+  userId?: string;
 }
 
 /** A message of a turn's history (of the earlier runs: `run_id` is left null). */
@@ -83,6 +89,8 @@ export type ExecuteClaim =
     messageSeqs: number[];
     /** Present when `read` was asked for. */
     reading?: TurnReading;
+    /** Whether the user has a budget; present when `userId` was given. */
+    budgeted?: boolean;
   }
   /** `run`: the running run, when the refusal came from reading it (not from the unique index). */
   | { kind: "in_flight"; run: RunRow | null };
@@ -147,13 +155,16 @@ function claimRequest(c: ExecuteClaimRequest) {
       recall_limit: RECALL_LIMIT,
     }),
   };
-  const answered = (answer: ClaimAnswer | null): ExecuteClaim => {
+  const answered = (answer: ClaimAnswer | null, budgeted?: readonly string[]): ExecuteClaim => {
     // No answer: the unique index refused the run (the claim's last line of defence).
     if (answer === null) return { kind: "in_flight", run: null };
     if (answer.kind === "in_flight") return { kind: "in_flight", run: runFromJson(answer.run) };
     return {
       kind: "claimed",
       run: runFromJson(answer.run),
+      ...(c.userId === undefined || budgeted === undefined
+        ? {}
+        : { budgeted: budgeted.includes(c.userId) }),
       superseded: answer.superseded === null ? null : runFromJson(answer.superseded),
       messageSeqs: answer.message_seqs,
       ...(answer.history === null || answer.memory === null || read === undefined ? {} : {
@@ -164,19 +175,33 @@ function claimRequest(c: ExecuteClaimRequest) {
       }),
     };
   };
-  return { text: JSON.stringify(request), answered };
+  return { text: JSON.stringify(request), userId: c.userId ?? null, answered };
 }
 
-/** One claim alone; null when the unique index refused it. */
-async function claimAlone(db: Queryable, text: string): Promise<ClaimAnswer | null> {
+/** A claim's answer and which of the claiming users have a budget (migration 014). */
+interface Answered {
+  answer: ClaimAnswer | null;
+  budgeted: string[];
+}
+
+/** The ids among `$2` (uuid[]) of users with a budget, as json: read beside a claim. */
+const BUDGETED =
+  "(SELECT coalesce(json_agg(user_id), '[]') FROM user_budgets WHERE user_id = ANY($2::uuid[]))";
+
+/** One claim alone; a null answer when the unique index refused it. */
+async function claimAlone(
+  db: Queryable,
+  text: string,
+  userId: string | null,
+): Promise<Answered> {
   try {
-    const rows = await db.query<{ c: ClaimAnswer }>(
-      "SELECT switchyard_claim_execute($1::jsonb) AS c",
-      [text],
+    const rows = await db.query<{ c: ClaimAnswer; b: string[] }>(
+      `SELECT switchyard_claim_execute($1::jsonb) AS c, ${BUDGETED} AS b`,
+      [text, userId === null ? [] : [userId]],
     );
-    return rows[0].c;
+    return { answer: rows[0].c, budgeted: rows[0].b };
   } catch (error) {
-    if (isUniqueViolation(error)) return null;
+    if (isUniqueViolation(error)) return { answer: null, budgeted: [] };
     throw error;
   }
 }
@@ -193,8 +218,9 @@ export async function claimForExecute(
   db: Queryable,
   c: ExecuteClaimRequest,
 ): Promise<ExecuteClaim> {
-  const { text, answered } = claimRequest(c);
-  return answered(await claimAlone(db, text));
+  const { text, userId, answered } = claimRequest(c);
+  const { answer, budgeted } = await claimAlone(db, text, userId);
+  return answered(answer, budgeted);
 }
 
 /** An instance's execute claims, batched (`executeClaimer`). */
@@ -204,7 +230,8 @@ export interface ExecuteClaimer {
 
 interface PendingClaim {
   text: string;
-  resolve(answer: ClaimAnswer | null): void;
+  userId: string | null;
+  resolve(answered: Answered): void;
   reject(error: unknown): void;
 }
 
@@ -213,26 +240,31 @@ export const MAX_BATCH_CLAIMS = 64;
 
 async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promise<void> {
   if (batch.length === 1) {
-    await claimAlone(db, batch[0].text).then(batch[0].resolve, batch[0].reject);
+    await claimAlone(db, batch[0].text, batch[0].userId).then(batch[0].resolve, batch[0].reject);
     return;
   }
   let answers: ClaimAnswer[];
+  let budgeted: string[];
   try {
-    const rows = await db.query<{ c: ClaimAnswer[] }>(
-      "SELECT switchyard_claim_executes($1::jsonb) AS c",
-      [`[${batch.map((p) => p.text).join(",")}]`],
+    const rows = await db.query<{ c: ClaimAnswer[]; b: string[] }>(
+      `SELECT switchyard_claim_executes($1::jsonb) AS c, ${BUDGETED} AS b`,
+      [
+        `[${batch.map((p) => p.text).join(",")}]`,
+        batch.flatMap((p) => p.userId === null ? [] : [p.userId]),
+      ],
     );
     answers = rows[0].c;
+    budgeted = rows[0].b;
   } catch (error) {
     // As the turn writer does: a fault's outcome is unknown; any other failure is one claim's.
     if (error instanceof ServiceError) {
       for (const p of batch) p.reject(error);
       return;
     }
-    for (const p of batch) await claimAlone(db, p.text).then(p.resolve, p.reject);
+    for (const p of batch) await claimAlone(db, p.text, p.userId).then(p.resolve, p.reject);
     return;
   }
-  batch.forEach((p, k) => p.resolve(answers[k]));
+  batch.forEach((p, k) => p.resolve({ answer: answers[k], budgeted }));
 }
 
 /**
@@ -257,18 +289,19 @@ export function executeClaimer(db: Queryable): ExecuteClaimer {
   };
   return {
     async claim(c) {
-      const { text, answered } = claimRequest(c);
-      const answer = await new Promise<ClaimAnswer | null>((resolve, reject) => {
-        pending.push({ text, resolve, reject });
+      const { text, userId, answered } = claimRequest(c);
+      const { answer, budgeted } = await new Promise<Answered>((resolve, reject) => {
+        pending.push({ text, userId, resolve, reject });
         if (!busy) void run();
       });
-      return answered(answer);
+      return answered(answer, budgeted);
     },
   };
 }
 
 export type ContinueClaim =
-  | { kind: "claimed"; run: RunRow }
+  /** `budgeted`: whether the user has a budget, present when `userId` was given. */
+  | { kind: "claimed"; run: RunRow; budgeted?: boolean }
   | { kind: "no_active_run" }
   | { kind: "in_flight"; run: RunRow }
   /** The live run awaits something else: `continuation_mismatch`, its checkpoint untouched. */
@@ -286,12 +319,12 @@ export async function claimForContinue(
   db: Queryable,
   c: ClaimRequest & { pauseKinds?: readonly string[] },
 ): Promise<ContinueClaim> {
-  const claimed = await db.query<RunRow>(
+  const claimed = await db.query<RunRow & { budgeted: boolean | null }>(
     `UPDATE runs
      SET state = 'running', current_turn = $3, claimed_by = $4, claim_expires = $5, updated_at = $6
      WHERE session_id = $1 AND state = 'awaiting_client'
        AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))
-     RETURNING ${RUN_COLUMNS}`,
+     RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}`,
     [
       c.sessionId,
       c.pauseKinds === undefined ? null : JSON.stringify(c.pauseKinds),
@@ -299,9 +332,13 @@ export async function claimForContinue(
       c.instance,
       leaseUntil(c.now, c.leaseMs),
       c.now,
+      c.userId ?? null,
     ],
   );
-  if (claimed.length > 0) return { kind: "claimed", run: claimed[0] };
+  if (claimed.length > 0) {
+    const { budgeted, ...run } = claimed[0];
+    return { kind: "claimed", run, ...(budgeted === null ? {} : { budgeted }) };
+  }
   // Diagnosis only: the claim above was the atomic part.
   const live = await db.query<RunRow & { lapsed: boolean }>(
     `SELECT ${RUN_COLUMNS}, ${lapsedColumn("$2")} FROM runs
@@ -314,6 +351,11 @@ export async function claimForContinue(
   if (run.state === "running") return { kind: "in_flight", run };
   return { kind: "mismatch", run };
 }
+
+/** Whether user `param` (a uuid parameter; null: not asked) has a budget (migration 014). */
+const budgetedColumn = (param: string) =>
+  `CASE WHEN ${param}::uuid IS NOT NULL
+        THEN EXISTS (SELECT 1 FROM user_budgets WHERE user_id = ${param}::uuid) END AS budgeted`;
 
 async function lockSession(tx: Queryable, sessionId: string): Promise<void> {
   await tx.query("SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
@@ -337,6 +379,8 @@ async function lockLiveRun(
 export interface Superseded {
   /** The run after: running, held by the caller's turn, pause cleared, seq bumped. */
   run: RunRow;
+  /** Whether the user has a budget; present when `userId` was given. */
+  budgeted?: boolean;
   /** The run before, with its pause (pending tool calls to cancel) and its holder. */
   previous: RunRow;
   /** Where the superseded turn hands over what it held, when a live turn was cut and a key was given. */
@@ -369,18 +413,20 @@ export async function supersede(
         c.now,
       ]);
     }
-    const rows = await tx.query<RunRow>(
+    const rows = await tx.query<RunRow & { budgeted: boolean | null }>(
       `UPDATE runs
        SET state = 'running', pause = NULL, current_turn = $2, claimed_by = $3, claim_expires = $4,
            supersede_seq = supersede_seq + 1, updated_at = $5
-       WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
-      [previous.id, c.turnId, c.instance, leaseUntil(c.now, c.leaseMs), c.now],
+       WHERE id = $1 RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$6")}`,
+      [previous.id, c.turnId, c.instance, leaseUntil(c.now, c.leaseMs), c.now, c.userId ?? null],
     );
-    await notifySuperseded(tx, previous.id, rows[0].supersede_seq);
+    const { budgeted, ...run } = rows[0];
+    const flag = budgeted === null ? {} : { budgeted };
+    await notifySuperseded(tx, previous.id, run.supersede_seq);
     const cut = previous.state === "running" && !live.lapsed;
-    if (!cut || c.handoffKey === undefined) return { run: rows[0], previous, handoff: null };
-    const handoff = { runId: previous.id, seq: rows[0].supersede_seq };
+    if (!cut || c.handoffKey === undefined) return { run, previous, handoff: null, ...flag };
+    const handoff = { runId: previous.id, seq: run.supersede_seq };
     await openHandoffSlot(tx, { ...handoff, recipientKey: c.handoffKey, now: c.now });
-    return { run: rows[0], previous, handoff };
+    return { run, previous, handoff, ...flag };
   });
 }

@@ -35,6 +35,7 @@ export function instruments(f: MetricFamilies) {
       cost: f.cost.labels(provider, model, task),
     })),
     rateLimited: memo1((limit: string) => f.rateLimited.labels(limit)),
+    budgetRefused: memo1((window: string) => f.budgetRefusals.labels(window)),
     db: memo1((driver: string) => ({
       inUse: f.dbInUse.labels(driver),
       kind: memo1((kind: string) => f.dbDuration.labels(driver, kind)),

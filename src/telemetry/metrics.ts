@@ -114,6 +114,11 @@ export function metricFamilies() {
       "Requests refused by a rate limit, by limit.",
       ["limit"],
     ),
+    budgetRefusals: counter(
+      "switchyard_budget_refusals_total",
+      "Model calls refused with 429 budget_exceeded, by the window refused (daily, monthly).",
+      ["window"],
+    ),
     dbDuration: histogram(
       "switchyard_db_query_duration_seconds",
       "Store statements and transactions, by driver and statement kind.",

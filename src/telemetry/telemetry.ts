@@ -37,6 +37,8 @@ export interface Telemetry {
   runClaimed(operation: string, superseding: boolean): void;
   /** A rate limit refused a request; `limit` names the limit (lower-case, from code). */
   rateLimitRefused(limit: string): void;
+  /** A budget refused a model call; `window` is `daily` or `monthly` (no per-user labels). */
+  budgetRefused(window: string): void;
   instrumentDb(db: Db, poolMax: number): Db;
   /** The Prometheus text, or null with metrics off. */
   metricsText(): Promise<string> | null;
@@ -110,6 +112,7 @@ export const NO_TELEMETRY: Telemetry = {
   streamOpened: () => noop,
   runClaimed: noop,
   rateLimitRefused: noop,
+  budgetRefused: noop,
   instrumentDb: (db) => db,
   metricsText: () => null,
   flush: () => Promise.resolve(),
@@ -153,6 +156,7 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Teleme
       if (superseding) m.supersede(nameLabel(operation)).inc();
     },
     rateLimitRefused: (limit) => m?.rateLimited(nameLabel(limit)).inc(),
+    budgetRefused: (window) => m?.budgetRefused(nameLabel(window)).inc(),
     instrumentDb: (db, poolMax) => m === null ? db : instrumentDb(db, m, poolMax),
     metricsText: () => m?.families.registry.metrics() ?? null,
     flush: async () => await tracing?.flush(),

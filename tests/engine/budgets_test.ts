@@ -1,0 +1,325 @@
+/**
+ * Budgets before every model call (decisions.md §13): exact at the boundary,
+ * atomic under concurrency (one store, and two instances on PostgreSQL), the
+ * day's window resetting at UTC midnight, a refused call never reaching the
+ * provider, a running call never cut, a lapsed instance's reservation no
+ * longer counting.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import Big from "big.js";
+import { type Account, call, signUp, type TestApp } from "../support/app.ts";
+import { engineHarness, openAiReply, twoInstances } from "../support/engine_app.ts";
+import { setUserBudget } from "../../src/store/budgets.ts";
+import type { FakeProvider } from "../support/fake_provider.ts";
+
+const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
+const policy = {
+  routing: { default: { model: "openai/gpt-4o-mini" }, rules: [] },
+  tools: { permissions: { file_read: "allow" } },
+  privacy: { remote: { mode: "allow" } },
+};
+const PROMPT = "Say hello in five words.";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function newSession(app: TestApp, account: Account): Promise<string> {
+  const r = await call(app, "POST", "/api/v1/sessions", {
+    token: account.token,
+    body: { title: "s" },
+  });
+  return r.body.session.id;
+}
+
+const execute = (app: TestApp, account: Account, id: string, text = PROMPT) =>
+  call(app, "POST", `/api/v1/sessions/${id}/execute`, {
+    token: account.token,
+    headers: KEY,
+    body: { input: { text }, policy },
+  });
+
+/** The input cost a first turn of PROMPT in a new session is admitted with (its preview's min). */
+async function inputCost(app: TestApp, account: Account): Promise<string> {
+  const id = await newSession(app, account);
+  const r = await call(app, "POST", `/api/v1/sessions/${id}/preview`, {
+    token: account.token,
+    headers: KEY,
+    body: { input: { text: PROMPT }, policy },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const min = r.body.estimated_cost.min as string;
+  assert.ok(new Big(min).gt(0));
+  return min;
+}
+
+const userIdOf = (account: Account) => account.userId;
+
+/** A new token for `account`, once the test clock has passed its old one's lifetime. */
+async function signIn(app: TestApp, account: Account): Promise<Account> {
+  const r = await call(app, "POST", "/api/v1/auth/sign-in", {
+    headers: { "x-router-api-key": account.apiKey },
+  });
+  return { ...account, token: r.body.token };
+}
+
+describe("budgets on one instance", () => {
+  const h = engineHarness();
+
+  test("a call whose input cost lands exactly on what is left passes; the smallest unit more is refused, before any provider request", async () => {
+    const cost = await inputCost(h.app, h.alice);
+    const bob = await signUp(h.app);
+    // The smallest unit: one in the 30th decimal place.
+    await setUserBudget(
+      h.app.db,
+      userIdOf(bob),
+      { daily: cost, monthly: null },
+      h.app.clock.now(),
+    );
+    h.openai.enqueue(openAiReply({ text: "hi", input: 0, output: 0 }));
+    const passed = await execute(h.app, bob, await newSession(h.app, bob));
+    assert.equal(passed.status, 200, JSON.stringify(passed.body));
+    assert.equal(h.openai.requests.length, 1);
+
+    const carol = await signUp(h.app);
+    const less = new Big(cost).minus("1e-30").toFixed();
+    await setUserBudget(h.app.db, userIdOf(carol), {
+      daily: less,
+      monthly: null,
+    }, h.app.clock.now());
+    const refused = await execute(h.app, carol, await newSession(h.app, carol));
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "budget_exceeded");
+    assert.deepEqual(refused.body.error.details, {
+      window: "daily",
+      limit: less,
+      spent: "0",
+      reserved: "0",
+      estimated_cost: cost,
+      resets_at: "2026-01-02T00:00:00.000Z",
+    });
+    const seconds = (Date.parse("2026-01-02T00:00:00.000Z") - h.app.clock.now().getTime()) /
+      1000;
+    assert.equal(
+      refused.headers.get("retry-after"),
+      String(Math.ceil(seconds)),
+    );
+    // Refused before it was made: the provider saw nothing more.
+    assert.equal(h.openai.requests.length, 1);
+  });
+
+  test("the spend counts the real cost; a monthly limit refuses too; the day's window resets at UTC midnight", async () => {
+    let dave = await signUp(h.app);
+    const cost = await inputCost(h.app, dave);
+    // 1000 input + 1000 output tokens of gpt-4o-mini: 0.00015 + 0.0006.
+    await setUserBudget(h.app.db, userIdOf(dave), {
+      daily: "0.00075",
+      monthly: "0.0015",
+    }, h.app.clock.now());
+    h.openai.enqueue(openAiReply({ text: "one", input: 1000, output: 1000 }));
+    const id = await newSession(h.app, dave);
+    assert.equal((await execute(h.app, dave, id)).status, 200);
+    const refused = await execute(h.app, dave, await newSession(h.app, dave));
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.details.window, "daily");
+    assert.equal(refused.body.error.details.spent, "0.00075");
+    assert.equal(refused.body.error.details.estimated_cost, cost);
+    // The next UTC day: the daily window is new, the month still counts.
+    const now = h.app.clock.now();
+    const midnight = Date.UTC(
+      now.getUTCFullYear(),
+      now.getUTCMonth(),
+      now.getUTCDate() + 1,
+    );
+    h.app.clock.advance(midnight - now.getTime() - 1);
+    assert.equal(
+      (await execute(h.app, dave, await newSession(h.app, dave))).status,
+      429,
+    );
+    h.app.clock.advance(1);
+    dave = await signIn(h.app, dave);
+    h.openai.enqueue(openAiReply({ text: "two", input: 1000, output: 1000 }));
+    assert.equal(
+      (await execute(h.app, dave, await newSession(h.app, dave))).status,
+      200,
+    );
+    // The next day again: the daily window admits, the month (0.0015 spent) does not.
+    h.app.clock.advance(86_400_000);
+    dave = await signIn(h.app, dave);
+    const monthly = await execute(h.app, dave, await newSession(h.app, dave));
+    assert.equal(monthly.status, 429);
+    assert.equal(monthly.body.error.details.window, "monthly");
+    assert.equal(monthly.body.error.details.spent, "0.0015");
+    assert.equal(
+      monthly.body.error.details.resets_at,
+      "2026-02-01T00:00:00.000Z",
+    );
+  });
+
+  test("16 concurrent calls against a limit that admits 3 input costs admit exactly 3", async () => {
+    await concurrentCalls(h.app, h.app, h.openai);
+  });
+
+  test("a running call is never cut; its reservation counts until it ends", async () => {
+    const erin = await signUp(h.app);
+    const cost = await inputCost(h.app, erin);
+    const limit = new Big(cost).times(2).toFixed();
+    await setUserBudget(h.app.db, userIdOf(erin), {
+      daily: limit,
+      monthly: null,
+    }, h.app.clock.now());
+    h.openai.enqueue({
+      ...openAiReply({ text: "slow", input: 100_000, output: 100_000 }),
+      delay_ms: 400,
+    });
+    const slow = execute(h.app, erin, await newSession(h.app, erin));
+    await sleep(150);
+    // While it runs, its reservation counts: a second call fits (2 × cost), a third does not.
+    h.openai.enqueue(openAiReply({ text: "fast", input: 1000, output: 0 }));
+    assert.equal(
+      (await execute(h.app, erin, await newSession(h.app, erin))).status,
+      200,
+    );
+    const third = await execute(h.app, erin, await newSession(h.app, erin));
+    assert.equal(third.status, 429);
+    assert.equal(third.body.error.details.reserved, cost);
+    assert.equal(third.body.error.details.spent, "0.00015");
+    // The slow call ends answered though its real cost passes the limit.
+    const done = await slow;
+    assert.equal(done.status, 200);
+    assert.equal(done.body.status, "completed");
+    assert.equal(done.body.data.message.content, "slow");
+  });
+
+  test("a lapsed turn's reservation stops counting", async () => {
+    const fay = await signUp(h.app);
+    const cost = await inputCost(h.app, fay);
+    await setUserBudget(
+      h.app.db,
+      userIdOf(fay),
+      { daily: cost, monthly: null },
+      h.app.clock.now(),
+    );
+    const id = await newSession(h.app, fay);
+    // A reservation held by a turn whose instance crashed: its run's claim lapsed long ago.
+    const runId = crypto.randomUUID();
+    const turnId = crypto.randomUUID();
+    const long = new Date(h.app.clock.now().getTime() - 60_000);
+    await h.app.db.query(
+      `INSERT INTO runs (id, session_id, state, run_input, current_turn, claimed_by, claim_expires,
+                         created_at, updated_at)
+       VALUES ($1, $2, 'idle', '{}'::jsonb, $3, 'gone', $4, $4, $4)`,
+      [runId, id, turnId, long],
+    );
+    await h.app.db.query(
+      `INSERT INTO budget_ledger (id, user_id, spent, amount, instance, run_id, turn_id, at)
+       VALUES ($1, $2, false, $3::numeric, 'gone', $4, $5, $6)`,
+      [crypto.randomUUID(), userIdOf(fay), cost, runId, turnId, long],
+    );
+    // Held and live, it counts.
+    await h.app.db.query(
+      "UPDATE runs SET state = 'running', claim_expires = $2 WHERE id = $1",
+      [
+        runId,
+        new Date(h.app.clock.now().getTime() + 60_000),
+      ],
+    );
+    const held = await execute(h.app, fay, await newSession(h.app, fay));
+    assert.equal(held.status, 429);
+    assert.equal(held.body.error.details.reserved, cost);
+    // Its lease ran out: the reservation no longer counts.
+    await h.app.db.query("UPDATE runs SET claim_expires = $2 WHERE id = $1", [
+      runId,
+      long,
+    ]);
+    h.openai.enqueue(openAiReply({ text: "ok", input: 0, output: 0 }));
+    const admitted = await execute(h.app, fay, await newSession(h.app, fay));
+    assert.equal(admitted.status, 200, JSON.stringify(admitted.body));
+  });
+
+  test("a model without prices is never refused", async () => {
+    const gil = await signUp(h.app);
+    await setUserBudget(
+      h.app.db,
+      userIdOf(gil),
+      { daily: "0", monthly: "0" },
+      h.app.clock.now(),
+    );
+    h.ollama.enqueue({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: {
+        model: "qwen3:8b",
+        created_at: "2026-01-01T00:00:00Z",
+        message: { role: "assistant", content: "local" },
+        done: true,
+        done_reason: "stop",
+        prompt_eval_count: 10,
+        eval_count: 3,
+      },
+    });
+    const r = await call(
+      h.app,
+      "POST",
+      `/api/v1/sessions/${await newSession(h.app, gil)}/execute`,
+      {
+        token: gil.token,
+        body: {
+          input: { text: PROMPT },
+          policy: {
+            ...policy,
+            routing: { default: { model: "ollama/qwen3:8b" }, rules: [] },
+          },
+        },
+      },
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  });
+});
+
+/** 16 calls at once of one user, alternating between two apps, against a limit of 3 input costs. */
+async function concurrentCalls(
+  one: TestApp,
+  two: TestApp,
+  openai: FakeProvider,
+) {
+  const user = await signUp(one);
+  const cost = await inputCost(one, user);
+  const limit = new Big(cost).times(3).toFixed();
+  await setUserBudget(
+    one.db,
+    userIdOf(user),
+    { daily: null, monthly: limit },
+    one.clock.now(),
+  );
+  const sessions = await Promise.all(
+    Array.from(
+      { length: 16 },
+      (_, i) => newSession(i % 2 === 0 ? one : two, user),
+    ),
+  );
+  const before = openai.requests.length;
+  // Each admitted call runs long and costs more than the limit when it ends: admitted are the
+  // calls that fit while the first three are in flight, and no call after any of them ends.
+  for (let i = 0; i < 3; i++) {
+    openai.enqueue({
+      ...openAiReply({ text: "ok", input: 100_000, output: 100_000 }),
+      delay_ms: 1500,
+    });
+  }
+  const answers = await Promise.all(
+    sessions.map((id, i) => execute(i % 2 === 0 ? one : two, user, id)),
+  );
+  const statuses = answers.map((a) => a.status).sort();
+  assert.deepEqual(statuses, [...Array(3).fill(200), ...Array(13).fill(429)]);
+  assert.equal(openai.requests.length - before, 3);
+}
+
+const adminUrl = process.env.DATABASE_URL;
+if (adminUrl) {
+  describe("budgets on two instances sharing PostgreSQL", () => {
+    const h = twoInstances(adminUrl);
+    test("16 concurrent calls across two instances against a limit of 3 input costs admit exactly 3", async () => {
+      await concurrentCalls(h.one, h.two, h.openai);
+    });
+  });
+}
