@@ -103,20 +103,31 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
     : { role: "assistant", content: text, toolCalls: calls };
 }
 
-function conversation(raw: unknown): ChatMessage[] {
+/**
+ * The conversation, and the text of its `system` messages: instructions a
+ * client (Claude Code, for one) places between turns. The neutral turn has one
+ * system prompt, so they join it, in order, after the request's `system`.
+ */
+function conversation(raw: unknown): { messages: ChatMessage[]; systems: string[] } {
   if (!Array.isArray(raw) || raw.length === 0) throw invalid("messages", "a non-empty array");
-  return raw.flatMap((m, i) => {
+  const systems: string[] = [];
+  const messages = raw.flatMap((m, i) => {
     const at = `messages[${i}]`;
     if (!isObject(m)) throw invalid(at, "a message object");
     if (m.role === "user") return userMessages(m.content, `${at}.content`);
     if (m.role === "assistant") return [assistantMessage(m.content, `${at}.content`)];
-    throw invalid(`${at}.role`, "user or assistant");
+    if (m.role === "system") {
+      systems.push(blockText(m.content, `${at}.content`));
+      return [];
+    }
+    throw invalid(`${at}.role`, "user, assistant or system");
   });
+  return { messages, systems };
 }
 
-function system(raw: unknown): string | null {
-  if (raw === undefined || raw === null) return null;
-  const text = blockText(raw, "system");
+function system(raw: unknown, more: readonly string[]): string | null {
+  const first = raw === undefined || raw === null ? "" : blockText(raw, "system");
+  const text = [first, ...more].filter((t) => t !== "").join("\n\n");
   return text === "" ? null : text;
 }
 
@@ -178,10 +189,11 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
 /** The request without its output limit: what count_tokens reads too. */
 export function anthropicConversation(body: Record<string, unknown>) {
   if (typeof body.model !== "string" || body.model === "") throw invalid("model", "a model name");
+  const { messages, systems } = conversation(body.messages);
   return {
     model: body.model,
-    system: system(body.system),
-    messages: conversation(body.messages),
+    system: system(body.system, systems),
+    messages,
     tools: tools(body.tools),
   };
 }

@@ -293,7 +293,8 @@ describe("an Anthropic request to the neutral turn", () => {
       path: "max_tokens",
       unsupported: false,
     }],
-    ["a system role in messages", { messages: [{ role: "system", content: "x" }] }, {
+    // A `system` message joins the system prompt (anthropic_system_messages_test.ts).
+    ["a tool role in messages", { messages: [{ role: "tool", content: "x" }] }, {
       code: "invalid_request",
       path: "messages[0].role",
       unsupported: false,
