@@ -341,7 +341,7 @@ export async function startConversationTurn(
     turnId,
     instance: deps.instance,
     now,
-    runInput: {},
+    runInput: input as unknown as Record<string, unknown>,
     records,
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
   });

@@ -9,11 +9,11 @@
 import type { Failure } from "../core/errors.ts";
 import type { TurnEvent } from "../core/turn_stream_events.ts";
 import type { TurnSurface } from "../engine/respond.ts";
-import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
+import type { ModelAnswer } from "../engine/turn_context.ts";
 import { HTTP_STATUS } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
-import { surfaceStatus } from "./request_fields.ts";
+import { answerOf, streamFailure, surfaceStatus } from "./request_fields.ts";
 
 const STOP: Record<StopReason, string> = {
   stop: "end_turn",
@@ -61,7 +61,7 @@ function routerHeaders(sessionId: string, turnId: string): Record<string, string
 export function anthropicSurface(o: { sessionId: string }): TurnSurface {
   return {
     answer(result, turnId) {
-      const answer = (result as Extract<TurnResult, { kind: "answer" }>).answer;
+      const answer = answerOf(result);
       const content = [
         ...(answer.text === "" && answer.toolCalls.length > 0
           ? []
@@ -163,9 +163,7 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
         keepAlive: () => encoder.encode(": keep-alive\n\n"),
         last(result) {
           if (result.kind !== "answer") {
-            const failure = result.kind === "failure"
-              ? result.failure
-              : { code: "internal_error" as const, message: "the turn was cut by another request" };
+            const failure = streamFailure(result);
             return encoder.encode(
               event("error", { error: errorBody(failure, HTTP_STATUS[failure.code]).error }),
             );

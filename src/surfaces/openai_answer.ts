@@ -9,11 +9,11 @@
 import type { Failure } from "../core/errors.ts";
 import type { TurnEvent } from "../core/turn_stream_events.ts";
 import type { TurnSurface } from "../engine/respond.ts";
-import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
+import type { ModelAnswer } from "../engine/turn_context.ts";
 import { HTTP_STATUS } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
-import { surfaceStatus } from "./request_fields.ts";
+import { answerOf, streamFailure, surfaceStatus } from "./request_fields.ts";
 
 const FINISH: Record<StopReason, string> = {
   stop: "stop",
@@ -84,7 +84,7 @@ export function openAiSurface(
 ): TurnSurface {
   return {
     answer(result, turnId) {
-      const answer = (result as Extract<TurnResult, { kind: "answer" }>).answer;
+      const answer = answerOf(result);
       const message = {
         role: "assistant",
         content: answer.toolCalls.length > 0 && answer.text === "" ? null : answer.text,
@@ -163,9 +163,7 @@ export function openAiSurface(
         keepAlive: () => encoder.encode(KEEP_ALIVE),
         last(result) {
           if (result.kind !== "answer") {
-            const failure = result.kind === "failure"
-              ? result.failure
-              : { code: "internal_error" as const, message: "the turn was cut by another request" };
+            const failure = streamFailure(result);
             return frame({ error: errorObject(failure, HTTP_STATUS[failure.code]) });
           }
           const answer = result.answer;

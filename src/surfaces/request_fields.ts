@@ -4,7 +4,8 @@
  * defines but the service cannot honour is refused with 400 naming it
  * (decisions.md §12): `details.unsupported` tells the surface's error writer.
  */
-import { ServiceError } from "../core/errors.ts";
+import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
 import type { ImagePart } from "../providers/types.ts";
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -48,4 +49,21 @@ const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 export function dataUrlImage(url: string): ImagePart | null {
   const m = DATA_URL.exec(url);
   return m === null ? null : { mediaType: m[1], data: m[2] };
+}
+
+/** A turn that another request of its session cut (a native `break` or `inject`) has no answer. */
+export const SUPERSEDED: Failure = failure(
+  "run_in_flight",
+  "superseded: another request of this session took the turn over before it answered",
+);
+
+/** The turn's answer; a failure or a cut turn is thrown, for the surface's error shape. */
+export function answerOf(result: TurnResult): ModelAnswer {
+  if (result.kind === "answer") return result.answer;
+  throw new ServiceError(result.kind === "failure" ? result.failure : SUPERSEDED);
+}
+
+/** The failure a stream ends with when its turn did not answer. */
+export function streamFailure(result: Exclude<TurnResult, { kind: "answer" }>): Failure {
+  return result.kind === "failure" ? result.failure : SUPERSEDED;
 }

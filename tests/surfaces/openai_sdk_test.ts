@@ -451,6 +451,30 @@ describe("sessions of compatible conversations", () => {
     assert.notEqual(d.session, a.session);
   });
 
+  test("a native break that cuts a compatible turn answers it 409, in OpenAI's shape", async () => {
+    const own = await call(h.app, "POST", "/api/v1/sessions", {
+      token: h.alice.token,
+      body: { title: "cut" },
+    });
+    const id = own.body.session.id;
+    h.openai.enqueue({ ...openAiReply({ text: "slow answer" }), delay_ms: 500 });
+    const asked = client({ ...PROVIDER_KEY, "x-router-session-id": id }).chat.completions.create({
+      model: "switchyard",
+      messages: [{ role: "user", content: "take your time" }],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const cut = await call(h.app, "POST", `/api/v1/sessions/${id}/continue`, {
+      token: h.alice.token,
+      body: { type: "break" },
+    });
+    assert.equal(cut.status, 200, JSON.stringify(cut.body));
+    await assert.rejects(asked, (e: unknown) => {
+      assert.ok(e instanceof OpenAI.ConflictError);
+      assert.equal((e.error as { code: string }).code, "run_in_flight");
+      return true;
+    });
+  });
+
   test("X-Router-Session-Id wins", async () => {
     const own = await call(h.app, "POST", "/api/v1/sessions", {
       token: h.alice.token,
