@@ -1,8 +1,9 @@
 /**
  * The user documentation stands on its own: a clone holds everything it
- * points to. No page cites a file outside the repository (the design notes
- * kept beside it are not part of the product), and every relative link of a
- * page resolves to a file of the repository.
+ * points to. No page, and no description of the OpenAPI document the service
+ * serves at /docs, cites a file outside the repository (the design notes kept
+ * beside it are not part of the product), and every relative link of a page
+ * resolves to a file of the repository.
  */
 import assert from "node:assert/strict";
 import { access, readdir, readFile } from "node:fs/promises";
@@ -34,6 +35,12 @@ describe("the user documentation", () => {
       const line = text.split("\n").findIndex((l) => OUTSIDE.test(l));
       assert.equal(line, -1, `${page}:${line + 1} points outside the repository`);
     }
+  });
+
+  test("the OpenAPI document's descriptions cite nothing outside the repository", async () => {
+    const text = await readFile(join(ROOT, "src/http/openapi.json"), "utf8");
+    const line = text.split("\n").findIndex((l) => OUTSIDE.test(l));
+    assert.equal(line, -1, `src/http/openapi.json:${line + 1} points outside the repository`);
   });
 
   test("links only to files the repository holds", async () => {
