@@ -12,12 +12,34 @@ import { dumpDatabase } from "../support/db_dump.ts";
 import { twoInstances } from "../support/engine_app.ts";
 
 const KEY = /^sk-router-api01-[0-9a-f]{32}-[A-Za-z0-9]{64}$/;
-const INVALID_KEY = { error: { code: "invalid_api_key", message: "invalid API key" } };
+const INVALID_KEY = {
+  error: { code: "invalid_api_key", message: "invalid API key" },
+};
 
 const signIn = (app: TestApp, apiKey: string) =>
-  call(app, "POST", "/api/v1/auth/sign-in", { headers: { "x-router-api-key": apiKey } });
-const me = (app: TestApp, token: string) => call(app, "GET", "/api/v1/auth/me", { token });
+  call(app, "POST", "/api/v1/auth/sign-in", {
+    headers: { "x-router-api-key": apiKey },
+  });
+const me = (app: TestApp, token: string) =>
+  call(app, "GET", "/api/v1/auth/me", { token });
 const secretOf = (apiKey: string) => apiKey.slice(apiKey.lastIndexOf("-") + 1);
+
+interface KeyInfo {
+  key_id: string;
+  name: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The caller's key `keyId` as the list shows it (keys made in one clock tick list in id order). */
+async function listed(
+  app: TestApp,
+  token: string,
+  keyId: string,
+): Promise<KeyInfo> {
+  const r = await call(app, "GET", "/api/v1/auth/keys", { token });
+  return r.body.keys.find((k: KeyInfo) => k.key_id === keyId);
+}
 
 let app: TestApp;
 before(async () => {
@@ -28,7 +50,9 @@ after(() => app.close());
 describe("API keys", () => {
   test("bootstrap's key is the user's first, named bootstrap, and lists without a secret", async () => {
     const alice = await signUp(app);
-    const r = await call(app, "GET", "/api/v1/auth/keys", { token: alice.token });
+    const r = await call(app, "GET", "/api/v1/auth/keys", {
+      token: alice.token,
+    });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("content-type"), "application/json");
     assert.equal(r.body.keys.length, 1);
@@ -36,8 +60,15 @@ describe("API keys", () => {
     assert.equal(key.name, "bootstrap");
     assert.equal(key.revoked_at, null);
     assert.equal(key.expires_at, null);
-    assert.equal(key.last_used_at, "2026-01-01T00:00:00.000Z", "signUp signed in with it");
-    assert.equal(JSON.stringify(r.body).includes(secretOf(alice.apiKey)), false);
+    assert.equal(
+      key.last_used_at,
+      "2026-01-01T00:00:00.000Z",
+      "signUp signed in with it",
+    );
+    assert.equal(
+      JSON.stringify(r.body).includes(secretOf(alice.apiKey)),
+      false,
+    );
   });
 
   test("a new key is answered once in plaintext, signs in, and lists beside the first", async () => {
@@ -49,7 +80,10 @@ describe("API keys", () => {
     assert.equal(created.status, 201);
     assert.equal(created.headers.get("content-type"), "application/json");
     assert.match(created.body.api_key, KEY);
-    assert.ok(created.body.api_key.includes(alice.userId.replaceAll("-", "")), "names its user");
+    assert.ok(
+      created.body.api_key.includes(alice.userId.replaceAll("-", "")),
+      "names its user",
+    );
     assert.equal(created.body.name, "laptop");
     assert.equal(created.body.expires_at, "2026-06-01T00:00:00.000Z");
     assert.equal(created.body.created_at, "2026-01-01T00:00:00.000Z");
@@ -60,10 +94,16 @@ describe("API keys", () => {
     // A token outlives neither its TTL nor its key: here the TTL ends first.
     assert.equal(signed.body.expires_at, "2026-01-02T00:00:00.000Z");
 
-    const list = await call(app, "GET", "/api/v1/auth/keys", { token: alice.token });
-    assert.deepEqual(list.body.keys.map((k: { name: string }) => k.name), ["bootstrap", "laptop"]);
-    assert.equal(list.body.keys[1].key_id, created.body.key_id);
-    assert.equal(list.body.keys[1].last_used_at, "2026-01-01T00:00:00.000Z");
+    const list = await call(app, "GET", "/api/v1/auth/keys", {
+      token: alice.token,
+    });
+    assert.deepEqual(list.body.keys.map((k: KeyInfo) => k.name).sort(), [
+      "bootstrap",
+      "laptop",
+    ]);
+    const laptop = await listed(app, alice.token, created.body.key_id);
+    assert.equal(laptop.name, "laptop");
+    assert.equal(laptop.last_used_at, "2026-01-01T00:00:00.000Z");
     // The old key still works.
     assert.equal((await signIn(app, alice.apiKey)).status, 200);
   });
@@ -77,9 +117,14 @@ describe("API keys", () => {
     const ciToken = (await signIn(app, created.body.api_key)).body.token;
     assert.equal((await me(app, ciToken)).status, 200);
 
-    const revoked = await call(app, "DELETE", `/api/v1/auth/keys/${created.body.key_id}`, {
-      token: alice.token,
-    });
+    const revoked = await call(
+      app,
+      "DELETE",
+      `/api/v1/auth/keys/${created.body.key_id}`,
+      {
+        token: alice.token,
+      },
+    );
     assert.equal(revoked.status, 200);
     assert.deepEqual(revoked.body, { revoked: true });
 
@@ -90,27 +135,44 @@ describe("API keys", () => {
     assert.equal(again.status, 401);
     assert.deepEqual(again.body, INVALID_KEY);
     // The API key on a compatible surface is refused alike.
-    const compat = await call(app, "GET", "/v1/models", { token: created.body.api_key });
+    const compat = await call(app, "GET", "/v1/models", {
+      token: created.body.api_key,
+    });
     assert.equal(compat.status, 401);
     assert.equal(compat.body.error.code, "invalid_api_key");
 
     // The bootstrap key and its token are untouched.
     assert.equal((await me(app, alice.token)).status, 200);
     assert.equal((await signIn(app, alice.apiKey)).status, 200);
-    const list = await call(app, "GET", "/api/v1/auth/keys", { token: alice.token });
-    assert.equal(list.body.keys[1].revoked_at, "2026-01-01T00:00:00.000Z");
+    const ci = await listed(app, alice.token, created.body.key_id);
+    assert.equal(ci.revoked_at, "2026-01-01T00:00:00.000Z");
+    const bootstrapKey =
+      (await call(app, "GET", "/api/v1/auth/keys", { token: alice.token })).body
+        .keys.find((k: KeyInfo) => k.name === "bootstrap");
+    assert.equal(bootstrapKey.revoked_at, null);
     // Revoking again answers the same; another user's key is not found.
-    const twice = await call(app, "DELETE", `/api/v1/auth/keys/${created.body.key_id}`, {
-      token: alice.token,
-    });
+    const twice = await call(
+      app,
+      "DELETE",
+      `/api/v1/auth/keys/${created.body.key_id}`,
+      {
+        token: alice.token,
+      },
+    );
     assert.deepEqual(twice.body, { revoked: true });
     const bob = await signUp(app);
-    for (const id of [list.body.keys[0].key_id, "not-a-uuid"]) {
-      const other = await call(app, "DELETE", `/api/v1/auth/keys/${id}`, { token: bob.token });
+    for (const id of [bootstrapKey.key_id, "not-a-uuid"]) {
+      const other = await call(app, "DELETE", `/api/v1/auth/keys/${id}`, {
+        token: bob.token,
+      });
       assert.equal(other.status, 404);
       assert.equal(other.body.error.code, "not_found");
     }
-    assert.equal((await signIn(app, alice.apiKey)).status, 200, "bob revoked nothing of alice's");
+    assert.equal(
+      (await signIn(app, alice.apiKey)).status,
+      200,
+      "bob revoked nothing of alice's",
+    );
   });
 
   test("an expired key fails, and a token never outlives its key", async () => {
@@ -127,8 +189,15 @@ describe("API keys", () => {
       const expired = await signIn(clocked, created.body.api_key);
       assert.equal(expired.status, 401);
       assert.deepEqual(expired.body, INVALID_KEY);
-      assert.equal((await me(clocked, signed.body.token)).body.error.code, "token_expired");
-      assert.equal((await signIn(clocked, alice.apiKey)).status, 200, "the other key lives on");
+      assert.equal(
+        (await me(clocked, signed.body.token)).body.error.code,
+        "token_expired",
+      );
+      assert.equal(
+        (await signIn(clocked, alice.apiKey)).status,
+        200,
+        "the other key lives on",
+      );
     } finally {
       await clocked.close();
     }
@@ -137,13 +206,21 @@ describe("API keys", () => {
   test("sign-in answers one body for a wrong, a revoked, an expired and an unknown user's key", async () => {
     const alice = await signUp(app);
     const make = async (body: unknown) =>
-      (await call(app, "POST", "/api/v1/auth/keys", { token: alice.token, body })).body;
+      (await call(app, "POST", "/api/v1/auth/keys", {
+        token: alice.token,
+        body,
+      })).body;
     const revoked = await make({ name: "r" });
-    await call(app, "DELETE", `/api/v1/auth/keys/${revoked.key_id}`, { token: alice.token });
-    const wrong = alice.apiKey.slice(0, -1) + (alice.apiKey.endsWith("a") ? "b" : "a");
+    await call(app, "DELETE", `/api/v1/auth/keys/${revoked.key_id}`, {
+      token: alice.token,
+    });
+    const wrong = alice.apiKey.slice(0, -1) +
+      (alice.apiKey.endsWith("a") ? "b" : "a");
     const unknownUser = alice.apiKey.replace(/api01-[0-9a-f]{4}/, "api01-ffff");
     const answers = [];
-    for (const key of [wrong, revoked.api_key, unknownUser, "sk-router-api01-nope"]) {
+    for (
+      const key of [wrong, revoked.api_key, unknownUser, "sk-router-api01-nope"]
+    ) {
       const r = await signIn(app, key);
       answers.push([r.status, JSON.stringify(r.body)]);
     }
@@ -160,7 +237,9 @@ describe("API keys", () => {
     } finally {
       await clocked.close();
     }
-    for (const answer of answers) assert.deepEqual(answer, [401, JSON.stringify(INVALID_KEY)]);
+    for (const answer of answers) {
+      assert.deepEqual(answer, [401, JSON.stringify(INVALID_KEY)]);
+    }
   });
 
   test("a key's name and expiry are checked: 422 naming the field", async () => {
@@ -177,7 +256,10 @@ describe("API keys", () => {
       [{ name: "k", expires_at: "2026-01-01T00:00:00Z" }, "expires_at"],
     ];
     for (const [body, path] of cases) {
-      const r = await call(app, "POST", "/api/v1/auth/keys", { token: alice.token, body });
+      const r = await call(app, "POST", "/api/v1/auth/keys", {
+        token: alice.token,
+        body,
+      });
       assert.equal(r.status, 422, JSON.stringify(body));
       assert.equal(r.body.error.code, "invalid_request");
       assert.equal(r.body.error.details.path, path, JSON.stringify(body));
@@ -193,7 +275,9 @@ describe("API keys", () => {
   test("the keys endpoints want a session token", async () => {
     const alice = await signUp(app);
     assert.equal((await call(app, "GET", "/api/v1/auth/keys")).status, 401);
-    const withKey = await call(app, "GET", "/api/v1/auth/keys", { token: alice.apiKey });
+    const withKey = await call(app, "GET", "/api/v1/auth/keys", {
+      token: alice.apiKey,
+    });
     assert.equal(withKey.body.error.code, "invalid_token");
   });
 
@@ -206,15 +290,19 @@ describe("API keys", () => {
         body: { name: "sdk" },
       });
       const lastUsed = async () =>
-        (await call(clocked, "GET", "/api/v1/auth/keys", { token: alice.token })).body.keys[1]
-          .last_used_at;
+        (await listed(clocked, alice.token, created.body.key_id)).last_used_at;
       assert.equal(await lastUsed(), null);
-      const models = () => call(clocked, "GET", "/v1/models", { token: created.body.api_key });
+      const models = () =>
+        call(clocked, "GET", "/v1/models", { token: created.body.api_key });
       assert.equal((await models()).status, 200);
       assert.equal(await lastUsed(), "2026-01-01T00:00:00.000Z");
       clocked.clock.advance(30_000);
       await models();
-      assert.equal(await lastUsed(), "2026-01-01T00:00:00.000Z", "not again within the minute");
+      assert.equal(
+        await lastUsed(),
+        "2026-01-01T00:00:00.000Z",
+        "not again within the minute",
+      );
       clocked.clock.advance(30_000);
       await models();
       assert.equal(await lastUsed(), "2026-01-01T00:01:00.000Z");
@@ -231,7 +319,8 @@ describe("API keys", () => {
     });
     const apiKey: string = created.body.api_key;
     const bodies: string[] = [];
-    const record = (r: { body: unknown }) => bodies.push(JSON.stringify(r.body));
+    const record = (r: { body: unknown }) =>
+      bodies.push(JSON.stringify(r.body));
     record(await signIn(app, apiKey));
     record(await signIn(app, `${apiKey}x`));
     record(await call(app, "GET", "/v1/models", { token: apiKey }));
@@ -247,14 +336,29 @@ describe("API keys", () => {
     const secret = secretOf(apiKey);
     const dump = await dumpDatabase(app.db);
     const logs = app.logLines.join("\n");
-    for (const [where, text] of [["database", dump], ["logs", logs], ["answers", bodies.join()]]) {
-      assert.equal(text.includes(secret), false, `the key's secret in the ${where}`);
+    for (
+      const [where, text] of [["database", dump], ["logs", logs], [
+        "answers",
+        bodies.join(),
+      ]]
+    ) {
+      assert.equal(
+        text.includes(secret),
+        false,
+        `the key's secret in the ${where}`,
+      );
     }
     const digest = Array.from(
-      new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret))),
+      new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)),
+      ),
       (b) => b.toString(16).padStart(2, "0"),
     ).join("");
-    assert.equal(dump.includes(digest), true, "the key is stored as its SHA-256 digest");
+    assert.equal(
+      dump.includes(digest),
+      true,
+      "the key is stored as its SHA-256 digest",
+    );
   });
 });
 
@@ -270,18 +374,31 @@ if (adminUrl) {
       });
       const token = (await signIn(h.two, created.body.api_key)).body.token;
       assert.equal((await me(h.two, token)).status, 200);
-      const compat = () => call(h.two, "GET", "/v1/models", { token: created.body.api_key });
+      const compat = () =>
+        call(h.two, "GET", "/v1/models", { token: created.body.api_key });
       assert.equal((await compat()).status, 200);
 
-      const revoked = await call(h.one, "DELETE", `/api/v1/auth/keys/${created.body.key_id}`, {
-        token: h.alice.token,
-      });
+      const revoked = await call(
+        h.one,
+        "DELETE",
+        `/api/v1/auth/keys/${created.body.key_id}`,
+        {
+          token: h.alice.token,
+        },
+      );
       assert.equal(revoked.status, 200);
 
       assert.equal((await me(h.two, token)).body.error.code, "token_revoked");
-      assert.deepEqual((await signIn(h.two, created.body.api_key)).body, INVALID_KEY);
+      assert.deepEqual(
+        (await signIn(h.two, created.body.api_key)).body,
+        INVALID_KEY,
+      );
       assert.equal((await compat()).body.error.code, "invalid_api_key");
-      assert.equal((await me(h.two, h.alice.token)).status, 200, "the bootstrap token lives on");
+      assert.equal(
+        (await me(h.two, h.alice.token)).status,
+        200,
+        "the bootstrap token lives on",
+      );
     });
   });
 }

@@ -37,7 +37,10 @@ for (const store of storesUnderTest(process.env)) {
       await migrate(db, MIGRATIONS.filter((m) => m.version < 15));
       oldUser = uuidv7();
       oldToken = uuidv7();
-      await db.query("INSERT INTO users (id, created_at) VALUES ($1, $2)", [oldUser, T0]);
+      await db.query("INSERT INTO users (id, created_at) VALUES ($1, $2)", [
+        oldUser,
+        T0,
+      ]);
       await db.query(
         "INSERT INTO api_keys (user_id, secret_hash, created_at) VALUES ($1, $2, $3)",
         [oldUser, "a".repeat(64), T0],
@@ -65,7 +68,12 @@ for (const store of storesUnderTest(process.env)) {
     test("a token is revoked with its key, and while its user is disabled", async () => {
       const userId = uuidv7();
       const keyId = uuidv7();
-      await insertUserWithKey(db, { id: userId, keyId, keyHash: "c".repeat(64), now: T0 });
+      await insertUserWithKey(db, {
+        id: userId,
+        keyId,
+        keyHash: "c".repeat(64),
+        now: T0,
+      });
       const second = uuidv7();
       assert.equal(
         await insertApiKey(db, {
@@ -73,7 +81,7 @@ for (const store of storesUnderTest(process.env)) {
           userId,
           name: "second",
           keyHash: "d".repeat(64),
-          now: T0,
+          now: later(1),
           expiresAt: null,
         }),
         true,
@@ -106,12 +114,18 @@ for (const store of storesUnderTest(process.env)) {
       assert.equal((await findUsableKeys(db, userId)).length, 2);
 
       assert.equal(await revokeApiKey(db, userId, second, later(4000)), true);
-      assert.equal(await revokeApiKey(db, uuidv7(), second, later(5000)), false, "not another's");
+      assert.equal(
+        await revokeApiKey(db, uuidv7(), second, later(5000)),
+        false,
+        "not another's",
+      );
       assert.equal(
         (await findToken(db, tokenId))?.revoked_at?.toISOString(),
         later(4000).toISOString(),
       );
-      assert.deepEqual((await findUsableKeys(db, userId)).map((k) => k.id), [keyId]);
+      assert.deepEqual((await findUsableKeys(db, userId)).map((k) => k.id), [
+        keyId,
+      ]);
     });
   });
 }
