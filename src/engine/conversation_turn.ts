@@ -51,8 +51,8 @@ export interface ConversationTurn {
   maxOutputTokens?: number;
   /** Maps a neutral request option the chosen provider cannot honour to the surface's field name. */
   fieldOf(option: string): string;
-  /** Records the conversation as answered, before the answer goes out, so its next request finds it. */
-  remember(answer: ModelAnswer): Promise<void>;
+  /** The digest of the conversation as answered, recorded with the turn so its next request finds it. */
+  answeredDigest(answer: ModelAnswer): string;
 }
 
 interface Hop {
@@ -288,7 +288,12 @@ async function answered(
     inputTokens: usage.input_tokens ?? null,
     outputTokens: usage.output_tokens ?? null,
   };
-  await turn.remember(answer);
+  (t.records.conversations ??= []).push({
+    userId: t.session.user_id,
+    digest: turn.answeredDigest(answer),
+    sessionId: t.session.id,
+    now: t.deps.now(),
+  });
   if (!(await finishTurn(t, "idle"))) return { kind: "superseded" };
   return { kind: "answer", answer };
 }

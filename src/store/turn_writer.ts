@@ -20,7 +20,14 @@
  */
 import { ServiceError } from "../core/errors.ts";
 import type { Queryable } from "./db.ts";
-import { type RunMove, turnDocument, type TurnRecords, type TurnWritten } from "./turn_writes.ts";
+import {
+  type ConversationRecord,
+  type RunMove,
+  turnDocument,
+  type TurnRecords,
+  turnWriteStatement,
+  type TurnWritten,
+} from "./turn_writes.ts";
 
 export interface TurnWriter {
   /** Writes a turn's records and its transition; resolves once they are committed. */
@@ -30,6 +37,8 @@ export interface TurnWriter {
 interface Pending {
   /** The turn's document as JSON text, made when the turn hands it in. */
   text: string;
+  /** The conversations it answered, written in the same statement. */
+  conversations: readonly ConversationRecord[];
   resolve(written: TurnWritten): void;
   reject(error: unknown): void;
 }
@@ -44,17 +53,16 @@ type Answer = { moved: boolean; message_seqs: number[] };
  * A turn that goes alone takes the single write (migration 004, as 010 left
  * it): the group write of one turn costs the server about twice its CPU.
  */
-async function writeAll(db: Queryable, texts: readonly string[]): Promise<Answer[]> {
-  if (texts.length === 1) {
-    const rows = await db.query<{ w: Answer }>("SELECT switchyard_write_turn($1::jsonb) AS w", [
-      texts[0],
-    ]);
+async function writeAll(db: Queryable, batch: readonly Pending[]): Promise<Answer[]> {
+  const statement = turnWriteStatement(batch.length === 1, batch.flatMap((p) => p.conversations));
+  if (batch.length === 1) {
+    const rows = await db.query<{ w: Answer }>(statement.text, [batch[0].text, ...statement.extra]);
     return [rows[0].w];
   }
-  const rows = await db.query<{ w: Answer[] }>(
-    "SELECT switchyard_write_turns($1::jsonb) AS w",
-    [`[${texts.join(",")}]`],
-  );
+  const rows = await db.query<{ w: Answer[] }>(statement.text, [
+    `[${batch.map((p) => p.text).join(",")}]`,
+    ...statement.extra,
+  ]);
   return rows[0].w;
 }
 
@@ -63,14 +71,14 @@ const written = (a: Answer): TurnWritten => ({ moved: a.moved, messageSeqs: a.me
 async function writeBatch(db: Queryable, batch: readonly Pending[]): Promise<void> {
   let answers: Answer[];
   try {
-    answers = await writeAll(db, batch.map((p) => p.text));
+    answers = await writeAll(db, batch);
   } catch (error) {
     if (batch.length === 1 || error instanceof ServiceError) {
       for (const p of batch) p.reject(error);
       return;
     }
     for (const p of batch) {
-      await writeAll(db, [p.text]).then((a) => p.resolve(written(a[0])), p.reject);
+      await writeAll(db, [p]).then((a) => p.resolve(written(a[0])), p.reject);
     }
     return;
   }
@@ -102,7 +110,12 @@ export function turnWriter(db: Queryable): TurnWriter {
   return {
     write(move, records) {
       return new Promise<TurnWritten>((resolve, reject) => {
-        pending.push({ text: JSON.stringify(turnDocument(move, records)), resolve, reject });
+        pending.push({
+          text: JSON.stringify(turnDocument(move, records)),
+          conversations: records.conversations ?? [],
+          resolve,
+          reject,
+        });
         if (!busy) void run();
       });
     },

@@ -19,18 +19,67 @@ export interface TurnTraceEvent extends NewTraceEvent {
   messageIndex?: number;
 }
 
+/** A compatible surface's conversation as answered (store/conversation_turns.ts). */
+export interface ConversationRecord {
+  userId: string;
+  digest: string;
+  sessionId: string;
+  now: Date;
+}
+
 export interface TurnRecords {
   messages: TurnMessage[];
   trace: TurnTraceEvent[];
   usage: NewUsageEvent[];
+  /** Written with the turn's transition (absent: none). */
+  conversations?: ConversationRecord[];
 }
 
 export function noRecords(): TurnRecords {
-  return { messages: [], trace: [], usage: [] };
+  return { messages: [], trace: [], usage: [], conversations: [] };
 }
 
 export function hasRecords(r: TurnRecords): boolean {
-  return r.messages.length + r.trace.length + r.usage.length > 0;
+  return r.messages.length + r.trace.length + r.usage.length + (r.conversations?.length ?? 0) > 0;
+}
+
+/** The conversation rows of turns written together; a later turn's row for a digest wins. */
+export function conversationRows(records: readonly ConversationRecord[]) {
+  const rows = new Map<string, Record<string, string>>();
+  for (const c of records) {
+    rows.set(`${c.userId} ${c.digest}`, {
+      user_id: c.userId,
+      digest: c.digest,
+      session_id: c.sessionId,
+      created_at: c.now.toISOString(),
+    });
+  }
+  return [...rows.values()];
+}
+
+/**
+ * The statement that writes turns: the store function of migration 004 (one
+ * turn) or 009 (several), with the conversations they answered inserted in
+ * the same statement, so in the same commit.
+ */
+export function turnWriteStatement(
+  one: boolean,
+  conversations: readonly ConversationRecord[] = [],
+) {
+  const call = one ? "switchyard_write_turn($1::jsonb)" : "switchyard_write_turns($1::jsonb)";
+  if (conversations.length === 0) return { text: `SELECT ${call} AS w`, extra: [] };
+  return {
+    text: `WITH conversations AS (
+         INSERT INTO conversation_turns (user_id, digest, session_id, created_at)
+         SELECT user_id, digest, session_id, created_at
+         FROM jsonb_to_recordset($2::jsonb)
+           AS c(user_id uuid, digest text, session_id uuid, created_at timestamptz)
+         ON CONFLICT (user_id, digest)
+           DO UPDATE SET session_id = excluded.session_id, created_at = excluded.created_at
+       )
+       SELECT ${call} AS w`,
+    extra: [JSON.stringify(conversationRows(conversations))],
+  };
 }
 
 /** A fenced transition of the run out of `running`; does nothing once the turn was superseded. */
@@ -283,12 +332,10 @@ export async function writeTurn(
   move: RunMove | null,
   records: TurnRecords,
 ): Promise<TurnWritten> {
+  const statement = turnWriteStatement(true, records.conversations);
   const rows = await db.query<
     { w: { moved: boolean; message_seqs: number[] } }
-  >(
-    "SELECT switchyard_write_turn($1::jsonb) AS w",
-    [JSON.stringify(turnDocument(move, records))],
-  );
+  >(statement.text, [JSON.stringify(turnDocument(move, records)), ...statement.extra]);
   const w = rows[0].w;
   return { moved: w.moved, messageSeqs: w.message_seqs };
 }

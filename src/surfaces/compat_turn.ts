@@ -16,7 +16,7 @@ import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
-import { findConversationSession, recordConversation } from "../store/conversation_turns.ts";
+import { findConversationSession } from "../store/conversation_turns.ts";
 import { findPolicy, listPolicyNames } from "../store/policies.ts";
 import { findOwnedSession, insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
@@ -185,16 +185,8 @@ export async function runCompatTurn(
     ...(request.sampling === undefined ? {} : { sampling: request.sampling }),
     ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
     fieldOf: request.fieldOf,
-    remember: (answer) =>
-      recordConversation(deps.db, {
-        userId: session.user_id,
-        digest: conversationDigest(request.system, [
-          ...request.messages,
-          answeredMessage(answer),
-        ]),
-        sessionId: session.id,
-        now: deps.now(),
-      }),
+    answeredDigest: (answer) =>
+      conversationDigest(request.system, [...request.messages, answeredMessage(answer)]),
   };
   return await startConversationTurn({
     deps,
