@@ -27,6 +27,7 @@ import { countTokens, messages } from "./routes/anthropic_compat.ts";
 import { getOpenApi, getStatus } from "./routes/status.ts";
 import { getTrace } from "./routes/traces.ts";
 import { getUsage } from "./routes/usage.ts";
+import { getAdminUsage, getUserUsage } from "./routes/usage_period.ts";
 import { webFile, webPage } from "./routes/web.ts";
 
 /** Every route of the service. Later resources add their rows here. */
@@ -44,6 +45,7 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/api/v1/admin/users", handler: addUser },
   { method: "GET", path: "/api/v1/admin/users", handler: listUsers },
   { method: "PUT", path: "/api/v1/admin/users/:user_id", handler: updateUserEndpoint },
+  { method: "GET", path: "/api/v1/admin/usage", handler: getAdminUsage },
   { method: "GET", path: "/api/v1/llm/providers", handler: listProvidersEndpoint },
   { method: "GET", path: "/api/v1/llm/models", handler: listModelsEndpoint },
   { method: "POST", path: "/api/v1/sessions", handler: createSession },
@@ -56,6 +58,7 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/api/v1/sessions/:session_id/preview", handler: previewEndpoint },
   { method: "GET", path: "/api/v1/sessions/:session_id/traces", handler: getTrace },
   { method: "GET", path: "/api/v1/sessions/:session_id/usage", handler: getUsage },
+  { method: "GET", path: "/api/v1/usage", handler: getUserUsage },
   { method: "GET", path: "/api/v1/policies", handler: listPolicies },
   { method: "PUT", path: "/api/v1/policies/:name", handler: putPolicy },
   { method: "GET", path: "/api/v1/policies/:name", handler: getPolicy },

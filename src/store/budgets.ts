@@ -194,3 +194,57 @@ export async function ledgerSpend(
   }
   return spend;
 }
+
+/** A budget and the ledger's figures for it now: what `switchyard_budget_admit` would count. */
+export interface BudgetState extends UserBudget {
+  daySpent: string;
+  monthSpent: string;
+  reserved: string;
+}
+
+/**
+ * The budgets of the given users (absent: no budget) with the day's and
+ * month's spend and the live reservations at `now`, in one statement.
+ */
+export async function budgetStates(
+  db: Queryable,
+  userIds: readonly string[],
+  c: { now: Date; day: { from: Date; to: Date }; month: { from: Date; to: Date } },
+): Promise<Map<string, BudgetState>> {
+  const states = new Map<string, BudgetState>();
+  if (userIds.length === 0) return states;
+  const rows = await db.query<
+    {
+      user_id: string;
+      daily: string | null;
+      monthly: string | null;
+      day_spent: string;
+      month_spent: string;
+      reserved: string;
+    }
+  >(
+    `SELECT b.user_id, b.daily::text AS daily, b.monthly::text AS monthly,
+            coalesce(sum(l.amount) FILTER (WHERE l.spent AND l.at >= $3 AND l.at < $4), 0)::text
+              AS day_spent,
+            coalesce(sum(l.amount) FILTER (WHERE l.spent AND l.at >= $5 AND l.at < $6), 0)::text
+              AS month_spent,
+            coalesce(sum(l.amount) FILTER (WHERE NOT l.spent AND switchyard_reservation_live(l, $2)),
+                     0)::text AS reserved
+     FROM user_budgets b
+     LEFT JOIN budget_ledger l
+       ON l.user_id = b.user_id AND (NOT l.spent OR (l.at >= $5 AND l.at < $6))
+     WHERE b.user_id = ANY($1::uuid[])
+     GROUP BY b.user_id, b.daily, b.monthly`,
+    [userIds, c.now, c.day.from, c.day.to, c.month.from, c.month.to],
+  );
+  for (const row of rows) {
+    states.set(row.user_id, {
+      daily: plainOrNull(row.daily),
+      monthly: plainOrNull(row.monthly),
+      daySpent: plainDecimal(row.day_spent),
+      monthSpent: plainDecimal(row.month_spent),
+      reserved: plainDecimal(row.reserved),
+    });
+  }
+  return states;
+}
