@@ -1,4 +1,5 @@
 import process from "node:process";
+import { parseCommandLine, USAGE } from "./command_line.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { engineDeps } from "./engine/engine_deps.ts";
 import type { Deps } from "./http/context.ts";
@@ -229,9 +230,11 @@ class CommandError extends Error {
 }
 
 /**
- * The command line, shared by every runtime entry: `migrate` applies the
- * migrations and exits; `backup` and `restore` copy the embedded store to a
- * file and back; anything else serves until SIGINT or SIGTERM.
+ * The command line, shared by every runtime entry (command_line.ts): `--help`
+ * and `--version` print and exit 0; `migrate` applies the migrations and exits;
+ * `backup` and `restore` copy the embedded store to a file and back; `serve`
+ * (or no command) serves until SIGINT or SIGTERM; anything else prints the
+ * usage and exits 2.
  */
 export async function runCli(
   args: readonly string[],
@@ -244,15 +247,22 @@ export async function runCli(
     lines.flush();
     process.exit(code);
   };
+  const command = parseCommandLine(args);
+  if (command.kind === "help") return console.log(USAGE);
+  if (command.kind === "version") return console.log(`switchyard ${VERSION}`);
+  if (command.kind === "usage_error") {
+    console.error(`switchyard: ${command.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
   try {
-    if (args[0] === "backup" || args[0] === "restore") {
-      const line = await backupCommand(args, env, runtime).catch((error) => {
+    if (command.kind === "backup" || command.kind === "restore") {
+      const line = await backupCommand(command.args, env, runtime).catch((error) => {
         if (
           error instanceof ConfigError || error instanceof DataDirError ||
           error instanceof CommandError
         ) throw error;
         throw new CommandError(
-          `${args[0]} failed: ${
+          `${command.kind} failed: ${
             (error instanceof Error ? error.message : String(error)).split("\n")[0]
           }`,
         );
@@ -261,13 +271,13 @@ export async function runCli(
       console.log(line);
       return;
     }
-    if (args[0] === "migrate") {
-      const db = await openMigratedStore(await loadConfig(args.slice(1), env), runtime, logger);
+    if (command.kind === "migrate") {
+      const db = await openMigratedStore(await loadConfig(command.args, env), runtime, logger);
       await db.close();
       lines.flush();
       return;
     }
-    const service = await startService(args, env, runtime, logger);
+    const service = await startService(command.args, env, runtime, logger);
     let stopping = false;
     const stop = async () => {
       if (stopping) return;

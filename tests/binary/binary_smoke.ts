@@ -62,6 +62,32 @@ function startBinary(dir: string, env: Record<string, string>): Promise<Running>
   });
 }
 
+/** Runs the binary to its end with `args` (a command that prints and exits, or refuses). */
+function runBinary(
+  dir: string,
+  args: string[],
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", HOME: dir, PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (c: Uint8Array) => out += new TextDecoder().decode(c));
+    child.stderr!.on("data", (c: Uint8Array) => err += new TextDecoder().decode(c));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`switchyard ${args.join(" ")} did not exit within 30 s:\n${err}`));
+    }, 30_000);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
 async function send(
   base: string,
   method: string,
@@ -99,6 +125,29 @@ describe("the single-file binary", () => {
   after(async () => {
     await fake.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  test("--help and --version print and exit 0, starting nothing", async () => {
+    const help = await runBinary(dir, ["--help"]);
+    assert.equal(help.code, 0, help.err);
+    assert.match(help.out, /^usage: switchyard /);
+    for (const command of ["serve", "migrate", "backup <file>", "restore <file>", "admin"]) {
+      assert.ok(help.out.includes(command), command);
+    }
+    const version = await runBinary(dir, ["--version"]);
+    assert.equal(version.code, 0, version.err);
+    assert.equal(version.out, "switchyard 0.1.0-alpha.1\n");
+    await assert.rejects(access(join(dir, "data")), "no store was made");
+  });
+
+  test("an unknown argument prints the usage and exits 2", async () => {
+    for (const args of [["--port", "1"], ["bogus"], ["admin", "users", "list"]]) {
+      const refused = await runBinary(dir, args);
+      assert.equal(refused.code, 2, args.join(" "));
+      assert.match(refused.err, /^switchyard: /);
+      assert.match(refused.err, /usage: switchyard /);
+      assert.equal(refused.out, "");
+    }
   });
 
   test("serves a streamed turn on the embedded store and keeps it across a restart", async () => {
