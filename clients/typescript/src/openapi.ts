@@ -110,6 +110,91 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's API keys (never a secret) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The plaintext key appears only in this answer. A user holds at most 100 keys that are not revoked (more: 422 `invalid_request`). `expires_at` must be in the future; absent or null, the key never expires. A token signed in with a key expires no later than the key.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id from the keys list; any other (another user's, not a UUID): 404 `not_found`. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key and every token signed in with it
+         * @description From then on the key answers 401 `invalid_api_key` and its tokens 401 `token_revoked`, on every instance. Revoking a revoked key answers the same and keeps the first `revoked_at`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every user with its budget and spend */
+        get: operations["adminListUsers"];
+        put?: never;
+        /** Add a user with its first API key */
+        post: operations["adminAddUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id; an unknown one (or not a UUID): 404 `not_found`. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename, disable, enable or budget a user (partial)
+         * @description Omitted fields keep their value. In `budget`, an omitted window keeps its limit and `null` removes it; `budget: null` removes both. A disabled user's keys answer 401 `invalid_api_key` and its tokens 401 `token_revoked` until it is enabled again.
+         */
+        put: operations["adminUpdateUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/llm/providers": {
         parameters: {
             query?: never;
@@ -477,6 +562,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage across sessions, with the budget
+         * @description The caller's usage events of every session (deleted sessions' went with them) recorded in the period, as a session's usage report shapes them (`total` adds `request_count`), plus `by_day` (every day of the period, empty days at zero) and `budget`: the user's limits in the current UTC day and month with what the budget counts (`spent`, every call whatever the session, encrypted ones included), what calls in flight reserve, and what is left. The figures equal the sum of the sessions' usage reports to the last decimal; a call of an encrypted session counts as a request and adds no figures (decisions.md §8, §13). A bad date: 400 `invalid_request`, `details.parameter` naming it.
+         */
+        get: operations["getUserUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage across sessions of every user
+         * @description `GET /api/v1/usage` for every user, oldest first, users without usage in the period included.
+         */
+        get: operations["adminUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -485,7 +610,7 @@ export type components = {
          * @description Closed set of error codes (src/core/errors.ts).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "approval_required" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "shutting_down" | "not_implemented" | "internal_error";
+        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "approval_required" | "budget_exceeded" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "shutting_down" | "not_implemented" | "internal_error";
         ErrorEnvelope: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -560,6 +685,88 @@ export type components = {
         };
         MeResponse: {
             user_id: components["schemas"]["Uuid"];
+        };
+        CreateApiKeyRequest: {
+            /** @description 1 to 100 characters, not only spaces. */
+            name: string;
+            /**
+             * Format: date-time
+             * @description An RFC 3339 date and time with its offset, in the future; absent or null: never.
+             */
+            expires_at?: string | null;
+        };
+        CreateApiKeyResponse: {
+            key_id: components["schemas"]["Uuid"];
+            name: string;
+            /** @description Shown once. */
+            api_key: string;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"] | null;
+        };
+        ApiKeyInfo: {
+            key_id: components["schemas"]["Uuid"];
+            /** @description `bootstrap` for the key bootstrap returned, `initial` for the one an operator's user was made with. */
+            name: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The last sign-in with it, or its last use on the compatible APIs (recorded at most once a minute). */
+            last_used_at: components["schemas"]["Timestamp"] | null;
+            expires_at: components["schemas"]["Timestamp"] | null;
+            revoked_at: components["schemas"]["Timestamp"] | null;
+        };
+        ApiKeyListResponse: {
+            keys: components["schemas"]["ApiKeyInfo"][];
+        };
+        RevokeApiKeyResponse: {
+            /** @constant */
+            revoked: true;
+        };
+        AdminAddUserRequest: {
+            /** @description 1 to 100 characters, not only spaces. */
+            name: string;
+        };
+        AdminAddUserResponse: {
+            user_id: components["schemas"]["Uuid"];
+            name: string;
+            /** @description Shown once. */
+            api_key: string;
+        };
+        /** @description Limits in USD per UTC day and month; null: no limit. */
+        UserBudget: {
+            daily: components["schemas"]["Decimal"] | null;
+            monthly: components["schemas"]["Decimal"] | null;
+        };
+        /** @description The user's usage cost this UTC day and month, summed from its usage events (unpriced models count 0). */
+        UserSpend: {
+            day: components["schemas"]["Decimal"];
+            month: components["schemas"]["Decimal"];
+        };
+        AdminUser: {
+            user_id: components["schemas"]["Uuid"];
+            /** @description Null for a user made by bootstrap until the operator names it. */
+            name: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The last sign-in or API key use. */
+            last_seen_at: components["schemas"]["Timestamp"] | null;
+            disabled: boolean;
+            budget: components["schemas"]["UserBudget"] | null;
+            spend: components["schemas"]["UserSpend"];
+        };
+        AdminUserListResponse: {
+            users: components["schemas"]["AdminUser"][];
+        };
+        /** @description Partial update; omitted fields keep their value. */
+        AdminUpdateUserRequest: {
+            name?: string | null;
+            disabled?: boolean;
+            budget?: {
+                /** @description US dollars as a decimal string (at most 12 digits before the point and 10 after); null: no limit. A JSON number is 422 `invalid_request` naming the field. */
+                daily?: string | null;
+                /** @description US dollars as a decimal string (at most 12 digits before the point and 10 after); null: no limit. A JSON number is 422 `invalid_request` naming the field. */
+                monthly?: string | null;
+            } | null;
+        };
+        AdminUserResponse: {
+            user: components["schemas"]["AdminUser"];
         };
         StatusResponse: {
             /** @constant */
@@ -1227,6 +1434,78 @@ export type components = {
         AnthropicTokenCount: {
             input_tokens: number;
         };
+        UsageDay: {
+            /**
+             * Format: date
+             * @description A UTC calendar day.
+             */
+            date: string;
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            estimated_cost: components["schemas"]["Decimal"];
+            currency: components["schemas"]["Currency"];
+            request_count: number;
+        };
+        /** @description One window of a budget now: the spend it counts, the input costs reserved by the user's calls in flight, what is left, and when the window starts again. */
+        BudgetWindow: {
+            limit: components["schemas"]["Decimal"];
+            spent: components["schemas"]["Decimal"];
+            reserved: components["schemas"]["Decimal"];
+            /** @description limit − spent − reserved, never below "0". */
+            left: components["schemas"]["Decimal"];
+            resets_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The budget in the current UTC day and month; a window without a limit is null. */
+        BudgetStatus: {
+            daily: components["schemas"]["BudgetWindow"] | null;
+            monthly: components["schemas"]["BudgetWindow"] | null;
+            currency: components["schemas"]["Currency"];
+        };
+        PeriodUsageReport: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description As a session report's total, with the number of model calls. */
+            total: {
+                input_tokens?: number;
+                output_tokens?: number;
+                total_tokens?: number;
+                estimated_cost?: components["schemas"]["Decimal"];
+                currency: components["schemas"]["Currency"];
+                request_count: number;
+            };
+            by_day: components["schemas"]["UsageDay"][];
+            by_model: components["schemas"]["UsageByModel"][];
+            by_task_type: components["schemas"]["UsageByTaskType"][];
+            /** @description Null: the user has no budget. */
+            budget: components["schemas"]["BudgetStatus"] | null;
+        };
+        AdminUsageResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            users: {
+                user_id: components["schemas"]["Uuid"];
+                name: string | null;
+                /** @description As a session report's total, with the number of model calls. */
+                total: {
+                    input_tokens?: number;
+                    output_tokens?: number;
+                    total_tokens?: number;
+                    estimated_cost?: components["schemas"]["Decimal"];
+                    currency: components["schemas"]["Currency"];
+                    request_count: number;
+                };
+                by_day: components["schemas"]["UsageDay"][];
+                by_model: components["schemas"]["UsageByModel"][];
+                by_task_type: components["schemas"]["UsageByTaskType"][];
+                /** @description Null: the user has no budget. */
+                budget: components["schemas"]["BudgetStatus"] | null;
+            }[];
+        };
     };
     responses: {
         /** @description Invalid request: malformed JSON, a malformed session id, an invalid query parameter (including one holding a NUL character, `details.path` naming it as `query.<name>`), or a credential sent in the query string (answered on every path before anything else). */
@@ -1343,10 +1622,10 @@ export type components = {
                 };
             };
         };
-        /** @description Rate limited: by the provider (`rate_limited` from a model call), or by this service's own limits (per client address on bootstrap and sign-in and for wrong bearer tokens, per user on every authenticated endpoint); then `Retry-After` gives the seconds to wait and `details.retry_after_seconds` the same. */
+        /** @description Rate limited: by the provider (`rate_limited` from a model call), or by this service's own limits (per client address on bootstrap and sign-in and for wrong bearer tokens, per user on every authenticated endpoint); then `Retry-After` gives the seconds to wait and `details.retry_after_seconds` the same. `budget_exceeded`: a model call the user's budget does not admit, refused before it was made; `details` is `{ window, limit, spent, reserved, estimated_cost, resets_at }` and `Retry-After` the seconds until the window resets. */
         TooManyRequests: {
             headers: {
-                /** @description Seconds until the service-side limit admits the request again (sent with the service's own limits). */
+                /** @description Seconds until the service-side limit admits the request again (sent with the service's own limits), or until the budget's window resets (`budget_exceeded`). */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -1354,7 +1633,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "rate_limited";
+                        code?: "rate_limited" | "budget_exceeded";
                     };
                 };
             };
@@ -1451,6 +1730,10 @@ export type components = {
         PolicyName: string;
         /** @description A whole number from 1; another value is 422 `invalid_request` naming `version`. */
         PolicyVersion: number;
+        /** @description An id from the keys list; any other (another user's, not a UUID): 404 `not_found`. */
+        KeyId: string;
+        /** @description A user id; an unknown one (or not a UUID): 404 `not_found`. */
+        UserId: string;
     };
     requestBodies: never;
     headers: never;
@@ -1600,6 +1883,184 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every key of the caller, revoked ones too, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Key created; the plaintext key appears only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id from the keys list; any other (another user's, not a UUID): 404 `not_found`. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    adminListUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every user, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    adminAddUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminAddUserRequest"];
+            };
+        };
+        responses: {
+            /** @description User created; the plaintext key (named `initial`) appears only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAddUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    adminUpdateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id; an unknown one (or not a UUID): 404 `not_found`. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminUpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
@@ -2990,6 +3451,67 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
+        };
+    };
+    getUserUsage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the period, `YYYY-MM-DD` (inclusive). Absent: the first day of `to`'s month, or of this UTC month. */
+                from?: string;
+                /** @description Last UTC day of the period, `YYYY-MM-DD` (inclusive), not before `from`, at most 366 days after it. Absent: the last day of `from`'s month, or of this UTC month. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage report of the period. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodUsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    adminUsage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the period, `YYYY-MM-DD` (inclusive). Absent: the first day of `to`'s month, or of this UTC month. */
+                from?: string;
+                /** @description Last UTC day of the period, `YYYY-MM-DD` (inclusive), not before `from`, at most 366 days after it. Absent: the last day of `from`'s month, or of this UTC month. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each user's usage report of the period. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUsageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
         };
     };
 }
