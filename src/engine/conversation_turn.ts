@@ -44,6 +44,8 @@ export interface ConversationTurn {
   request: TurnRequest;
   /** The client's system prompt, sent as it is; null: none. */
   system: string | null;
+  /** What classification reads when it is not the whole prompt (text a harness injected left out). */
+  classificationText?: string;
   split: ConversationSplit;
   tools: readonly ToolSpec[];
   toolChoice?: ToolChoice;
@@ -192,6 +194,9 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
       history: turn.split.history,
       tool_exchanges: turn.split.exchanges,
       conversation_paths: turn.split.conversationPaths,
+      ...(turn.classificationText === undefined
+        ? {}
+        : { classification_text: turn.classificationText }),
     });
     routing.end(decided);
     if (!decided.ok) {

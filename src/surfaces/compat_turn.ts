@@ -89,9 +89,22 @@ async function policyFor(
 
 const TITLE_LENGTH = 80;
 
+/**
+ * Coding agents put their own notes into the user's message, wrapped in
+ * `<system-reminder>` tags (Claude Code does): that text goes to the model as
+ * sent, but it is not the user's own, so classification and the session's
+ * title leave it out (decisions.md §4: keywords come from the user's text).
+ */
+const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+
+export function ownText(text: string): string {
+  const own = text.replace(REMINDER, "").trim();
+  return own === "" ? text : own;
+}
+
 function titleOf(messages: readonly ChatMessage[]): string {
   const first = messages.find((m) => m.role === "user")?.content ?? "";
-  const line = first.replace(/\s+/g, " ").trim();
+  const line = ownText(first).replace(/\s+/g, " ").trim();
   const points = [...line];
   return points.length <= TITLE_LENGTH ? line : `${points.slice(0, TITLE_LENGTH - 1).join("")}…`;
 }
@@ -176,9 +189,11 @@ export async function runCompatTurn(
   if (split === null) throw new Error("a conversation with a user message did not split");
   const session = await sessionFor(ctx, request);
   const deps = engineDeps(ctx.deps);
+  const classified = ownText(prompt.content);
   const turn: ConversationTurn = {
     request: parsed.value,
     system: request.system,
+    ...(classified === prompt.content ? {} : { classificationText: classified }),
     split,
     tools: request.tools,
     ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),

@@ -130,6 +130,49 @@ describe("the anthropic client on /v1/messages", () => {
     assert.ok(text.length > 0, "some output arrived before the failure");
   });
 
+  test("an agent's <system-reminder> notes reach the model but neither classify nor title the turn", async () => {
+    const stored = await call(h.app, "PUT", "/api/v1/policies/reminders", {
+      token: h.alice.token,
+      body: {
+        classification: { rules: [{ intent: "review", priority: 1, keywords: ["review"] }] },
+        routing: {
+          default: { model: "openai/gpt-4o-mini", fallbacks: [] },
+          rules: [{
+            name: "reviews",
+            priority: 1,
+            intent: "review",
+            model: "openai/gpt-4o",
+            fallbacks: [],
+          }],
+        },
+        privacy: { remote: { mode: "allow" } },
+      },
+    });
+    assert.ok(stored.status < 300);
+    h.openai.enqueue(openAiReply({ text: "hi" }));
+    const reminder = "<system-reminder>Remember to review the todo list.</system-reminder>";
+    const { data, response } = await client().messages.create({
+      model: "switchyard/reminders",
+      max_tokens: 64,
+      messages: [{
+        role: "user",
+        content: [{ type: "text", text: reminder }, { type: "text", text: "hello there" }],
+      }],
+    }).withResponse();
+    assert.equal(data.model, "openai/gpt-4o-mini");
+    const sent = JSON.parse(h.openai.requests[0].body);
+    assert.ok(sent.messages.at(-1).content.includes(reminder));
+    const session = await call(
+      h.app,
+      "GET",
+      `/api/v1/sessions/${response.headers.get("x-router-session-id")}`,
+      {
+        token: h.alice.token,
+      },
+    );
+    assert.equal(session.body.session.title, "hello there");
+  });
+
   test("count_tokens estimates the input; models list in Anthropic's shape", async () => {
     const counted = await client().messages.countTokens({
       model: "switchyard/demo",
