@@ -7,6 +7,7 @@
  *   const { id } = await client.sessions.create({ title: "docs" });
  *   const result = await client.session(id).run("summarise README.md", { policy, onToolCall });
  */
+import { type KeysApi, keysApi } from "./keys.ts";
 import { type Session, sessionHandle } from "./session.ts";
 import type { SessionKey } from "./session_key.ts";
 import { createTransport, type TransportOptions } from "./transport.ts";
@@ -35,6 +36,8 @@ export interface SwitchyardClient {
     /** The credentials held now (to save them). */
     credentials(): { token?: string; apiKey?: string };
   };
+  /** The caller's API keys: create (the plaintext shown once), list, revoke. */
+  keys: KeysApi;
   sessions: {
     /** Give `key` to create an encrypted session under its `keyId`. */
     create(body: CreateSessionRequest, options?: { key?: SessionKey }): Promise<SessionSummary>;
@@ -81,6 +84,7 @@ export function createClient(options: ClientOptions): SwitchyardClient {
       me: () => transport.json({ method: "GET", path: "/api/v1/auth/me", auth: "bearer" }),
       credentials: () => ({ token: state.token, apiKey: state.apiKey }),
     },
+    keys: keysApi(transport),
     sessions: {
       async create(body, { key } = {}) {
         const request = key ? { ...body, key_id: key.keyId } : body;

@@ -1,6 +1,15 @@
 // @switchyard/client: the typed client of the Switchyard service.
 export { type ClientOptions, createClient, type SwitchyardClient } from "./client.ts";
 export {
+  type AddedUser,
+  type AdminClient,
+  type AdminClientOptions,
+  type AdminUser,
+  createAdminClient,
+  type UserUpdate,
+} from "./admin_client.ts";
+export type { ApiKeyInfo, CreatedApiKey, KeysApi } from "./keys.ts";
+export {
   type Choice,
   type ContextLine,
   fallbacksTaken,

@@ -6,9 +6,11 @@
 import { resolve } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { admin } from "./cmd_admin.ts";
 import { login, logout } from "./cmd_auth.ts";
 import { chat } from "./cmd_chat.ts";
 import { models, preview, trace, usage } from "./cmd_inspect.ts";
+import { keys } from "./cmd_keys.ts";
 import { policy, storedDefaultPolicy } from "./cmd_policy.ts";
 import { sessions } from "./cmd_sessions.ts";
 import { why } from "./cmd_why.ts";
@@ -23,6 +25,9 @@ const USAGE = `usage: switchyard <command> [options]
 
   login [--api-key KEY]            sign in (bootstraps a new user when no key is known)
   logout                           revoke the saved token
+  keys [list]                      your API keys (never a secret)
+  keys create NAME [--expires ISO] a new API key, printed once (--expires e.g. 2027-01-01T00:00:00Z)
+  keys revoke ID                   revoke a key and every token signed in with it
   sessions [list] [--scope S] [--title T]
   sessions show|archive|delete <id>
   chat [prompt]                    one prompt, or one per line of input until its end
@@ -44,6 +49,11 @@ const USAGE = `usage: switchyard <command> [options]
   policy list                      your named policies with their latest version
   policy show <name> [--version N] a stored policy as TOML (default: the latest version)
   policy test <cases-dir> [--update] [--catalog FILE]
+  admin users add NAME | list | rename ID NAME | disable ID | enable ID
+  admin users budget ID [--daily USD|none] [--monthly USD|none]
+                                   the operator's commands (a service with
+                                   router.auth.operator_token), the token read
+                                   from SWITCHYARD_OPERATOR_TOKEN
 
 common: --url URL (or SWITCHYARD_URL; default http://127.0.0.1:7331),
         --json (data as JSON; a failure prints its error envelope as JSON on stderr),
@@ -69,6 +79,9 @@ const OPTIONS = {
   "key-file": { type: "string" },
   buffered: { type: "boolean" },
   limit: { type: "string" },
+  expires: { type: "string" },
+  daily: { type: "string" },
+  monthly: { type: "string" },
   offset: { type: "string" },
   turn: { type: "string" },
   save: { type: "string" },
@@ -139,6 +152,11 @@ async function run(argv: string[]): Promise<number> {
       term.out(USAGE);
       return command === undefined && !flags.help ? 2 : 0;
     }
+    if (command === "admin") {
+      // The operator's token, not a user's credentials: nothing saved is sent.
+      await admin((await openContext(flags, term)).url, term, rest, flags);
+      return 0;
+    }
     if (command === "policy" && rest[0] !== "test") {
       const apiKey = flags["api-key"] ?? process.env.SWITCHYARD_API_KEY;
       const ctx = await openContext(flags, term, apiKey);
@@ -163,6 +181,9 @@ async function run(argv: string[]): Promise<number> {
       return rest[0];
     };
     switch (command) {
+      case "keys":
+        await keys(ctx, rest, flags);
+        break;
       case "logout":
         await logout(ctx);
         break;
