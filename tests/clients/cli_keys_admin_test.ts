@@ -117,7 +117,7 @@ describe("switchyard admin and keys", () => {
     assert.equal(budget.code, 0, budget.stderr);
     assert.match(budget.stdout, /budget 5\/day 100\.5\/month/);
     const disabled = await operator(["disable", userId]);
-    assert.match(disabled.stdout, /ada  disabled/);
+    assert.match(disabled.stdout, /ada {2}disabled/);
     const locked = await cli(["keys", "list"]);
     assert.equal(
       locked.code,
@@ -126,7 +126,7 @@ describe("switchyard admin and keys", () => {
     );
     assert.match(locked.stderr, /token_revoked|invalid_api_key/);
     const enabled = await operator(["enable", userId]);
-    assert.match(enabled.stdout, /ada  enabled/);
+    assert.match(enabled.stdout, /ada {2}enabled/);
     assert.equal((await cli(["keys", "list"])).code, 0, "let back in");
   });
 
