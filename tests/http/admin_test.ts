@@ -9,13 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
-import {
-  call,
-  type CallResult,
-  createTestApp,
-  signUp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type CallResult, createTestApp, signUp, type TestApp } from "../support/app.ts";
 import { assertMatchesOpenApi } from "../support/openapi.ts";
 
 const OPERATOR = "operator-token-0123456789";
@@ -25,8 +19,7 @@ const signIn = (app: TestApp, apiKey: string) =>
   call(app, "POST", "/api/v1/auth/sign-in", {
     headers: { "x-router-api-key": apiKey },
   });
-const me = (app: TestApp, token: string) =>
-  call(app, "GET", "/api/v1/auth/me", { token });
+const me = (app: TestApp, token: string) => call(app, "GET", "/api/v1/auth/me", { token });
 const admin = (app: TestApp, method: string, path: string, body?: unknown) =>
   call(app, method, path, { token: OPERATOR, body });
 
@@ -128,9 +121,7 @@ describe("the operator", () => {
 
     const list = await admin(app, "GET", users);
     assert.equal(list.status, 200);
-    const ada = list.body.users.find((u: { user_id: string }) =>
-      u.user_id === added.body.user_id
-    );
+    const ada = list.body.users.find((u: { user_id: string }) => u.user_id === added.body.user_id);
     assert.deepEqual(ada, {
       user_id: added.body.user_id,
       name: "Ada",
@@ -152,9 +143,7 @@ describe("the operator", () => {
   test("a bootstrap user has no name until the operator gives one, and was never seen without a sign-in", async () => {
     const boot = await call(app, "POST", "/api/v1/auth/bootstrap");
     const list = await admin(app, "GET", users);
-    const row = list.body.users.find((u: { user_id: string }) =>
-      u.user_id === boot.body.user_id
-    );
+    const row = list.body.users.find((u: { user_id: string }) => u.user_id === boot.body.user_id);
     assert.equal(row.name, null);
     assert.equal(row.last_seen_at, null);
   });
@@ -201,8 +190,7 @@ describe("the operator", () => {
 
   test("sets, keeps and removes a budget; amounts are decimal strings", async () => {
     const carol = await signUp(app);
-    const put = (body: unknown) =>
-      admin(app, "PUT", `${users}/${carol.userId}`, body);
+    const put = (body: unknown) => admin(app, "PUT", `${users}/${carol.userId}`, body);
     let r = await put({ budget: { daily: "5", monthly: "100.50" } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.user.budget, { daily: "5", monthly: "100.5" });
@@ -291,9 +279,7 @@ describe("the operator", () => {
         Date.parse("2026-01-15T12:00:00Z") - clocked.clock.now().getTime(),
       );
       const list = await admin(clocked, "GET", users);
-      const row = list.body.users.find((u: { user_id: string }) =>
-        u.user_id === dave.userId
-      );
+      const row = list.body.users.find((u: { user_id: string }) => u.user_id === dave.userId);
       assert.deepEqual(row.spend, {
         day: "3.25",
         month: "3.350000000000000001",

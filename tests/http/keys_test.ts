@@ -20,8 +20,7 @@ const signIn = (app: TestApp, apiKey: string) =>
   call(app, "POST", "/api/v1/auth/sign-in", {
     headers: { "x-router-api-key": apiKey },
   });
-const me = (app: TestApp, token: string) =>
-  call(app, "GET", "/api/v1/auth/me", { token });
+const me = (app: TestApp, token: string) => call(app, "GET", "/api/v1/auth/me", { token });
 const secretOf = (apiKey: string) => apiKey.slice(apiKey.lastIndexOf("-") + 1);
 
 interface KeyInfo {
@@ -146,9 +145,8 @@ describe("API keys", () => {
     assert.equal((await signIn(app, alice.apiKey)).status, 200);
     const ci = await listed(app, alice.token, created.body.key_id);
     assert.equal(ci.revoked_at, "2026-01-01T00:00:00.000Z");
-    const bootstrapKey =
-      (await call(app, "GET", "/api/v1/auth/keys", { token: alice.token })).body
-        .keys.find((k: KeyInfo) => k.name === "bootstrap");
+    const bootstrapKey = (await call(app, "GET", "/api/v1/auth/keys", { token: alice.token })).body
+      .keys.find((k: KeyInfo) => k.name === "bootstrap");
     assert.equal(bootstrapKey.revoked_at, null);
     // Revoking again answers the same; another user's key is not found.
     const twice = await call(
@@ -292,8 +290,7 @@ describe("API keys", () => {
       const lastUsed = async () =>
         (await listed(clocked, alice.token, created.body.key_id)).last_used_at;
       assert.equal(await lastUsed(), null);
-      const models = () =>
-        call(clocked, "GET", "/v1/models", { token: created.body.api_key });
+      const models = () => call(clocked, "GET", "/v1/models", { token: created.body.api_key });
       assert.equal((await models()).status, 200);
       assert.equal(await lastUsed(), "2026-01-01T00:00:00.000Z");
       clocked.clock.advance(30_000);
@@ -319,8 +316,7 @@ describe("API keys", () => {
     });
     const apiKey: string = created.body.api_key;
     const bodies: string[] = [];
-    const record = (r: { body: unknown }) =>
-      bodies.push(JSON.stringify(r.body));
+    const record = (r: { body: unknown }) => bodies.push(JSON.stringify(r.body));
     record(await signIn(app, apiKey));
     record(await signIn(app, `${apiKey}x`));
     record(await call(app, "GET", "/v1/models", { token: apiKey }));
@@ -374,8 +370,7 @@ if (adminUrl) {
       });
       const token = (await signIn(h.two, created.body.api_key)).body.token;
       assert.equal((await me(h.two, token)).status, 200);
-      const compat = () =>
-        call(h.two, "GET", "/v1/models", { token: created.body.api_key });
+      const compat = () => call(h.two, "GET", "/v1/models", { token: created.body.api_key });
       assert.equal((await compat()).status, 200);
 
       const revoked = await call(

@@ -26,9 +26,7 @@ export function keysApi(transport: Transport): KeysApi {
       transport.json({
         method: "POST",
         path: "/api/v1/auth/keys",
-        body: expiresAt === undefined
-          ? { name }
-          : { name, expires_at: expiresAt },
+        body: expiresAt === undefined ? { name } : { name, expires_at: expiresAt },
         auth: "bearer",
       }),
     async list() {

@@ -8,8 +8,7 @@ import process from "node:process";
 import { type AdminUser, createAdminClient } from "../admin_client.ts";
 import type { Terminal } from "./terminal.ts";
 
-export const ADMIN_USAGE =
-  "usage: switchyard admin users add NAME | list | rename ID NAME | " +
+export const ADMIN_USAGE = "usage: switchyard admin users add NAME | list | rename ID NAME | " +
   "disable ID | enable ID | budget ID [--daily USD|none] [--monthly USD|none]";
 
 /** A budget flag: dollars as a decimal string, or `none` for no limit. */
@@ -31,9 +30,7 @@ function userLine(u: AdminUser): string {
   const budget = u.budget === null
     ? "no budget"
     : `budget ${u.budget.daily ?? "-"}/day ${u.budget.monthly ?? "-"}/month`;
-  return `${u.user_id}  ${u.name ?? "(no name)"}  ${
-    u.disabled ? "disabled" : "enabled"
-  }  ` +
+  return `${u.user_id}  ${u.name ?? "(no name)"}  ${u.disabled ? "disabled" : "enabled"}  ` +
     `spent ${u.spend.day} today ${u.spend.month} this month  ${budget}  last seen ${
       u.last_seen_at ?? "never"
     }\n`;
@@ -57,16 +54,14 @@ export async function admin(
     );
   }
   const users = createAdminClient({ baseUrl: url, operatorToken }).users;
-  const json = (value: unknown) =>
-    term.out(`${JSON.stringify(value, null, 2)}\n`);
+  const json = (value: unknown) => term.out(`${JSON.stringify(value, null, 2)}\n`);
   const need = (value: string | undefined, count = 1) => {
     if (value === undefined || (count === 1 && name !== undefined)) {
       throw new Error(ADMIN_USAGE);
     }
     return value;
   };
-  const show = (user: AdminUser) =>
-    flags.json ? json(user) : term.out(userLine(user));
+  const show = (user: AdminUser) => flags.json ? json(user) : term.out(userLine(user));
   switch (action) {
     case "add": {
       const added = await users.add(need(id));

@@ -6,8 +6,7 @@
 import type { ApiKeyInfo } from "../keys.ts";
 import type { Context } from "./context.ts";
 
-export const KEYS_USAGE =
-  "usage: switchyard keys list | create NAME [--expires ISO] | revoke ID";
+export const KEYS_USAGE = "usage: switchyard keys list | create NAME [--expires ISO] | revoke ID";
 
 function state(key: ApiKeyInfo, now: Date): string {
   if (key.revoked_at !== null) return `revoked ${key.revoked_at}`;
@@ -23,8 +22,7 @@ export async function keys(
   flags: { expires?: string; json?: boolean },
 ): Promise<void> {
   const [action, arg, extra] = args;
-  const json = (value: unknown) =>
-    ctx.term.out(`${JSON.stringify(value, null, 2)}\n`);
+  const json = (value: unknown) => ctx.term.out(`${JSON.stringify(value, null, 2)}\n`);
   if (extra !== undefined) throw new Error(KEYS_USAGE);
   switch (action) {
     case undefined:
