@@ -2,7 +2,7 @@
 /**
  * The console's shell: sign-in when there is no token, else a header with the navigation and
  * the page the location hash names (`#/sessions`, `#/sessions/<id>`, `#/usage/<id>`,
- * `#/models`, `#/preview/<id>`, `#/policies`, `#/policies/<name>[/<version>]`). Hash routes keep
+ * `#/models`, `#/preview/<id>`, `#/policies`, `#/policies/<name>[/<version>]`, `#/keys`). Hash routes keep
  * every page on the one served file.
  */
 import { render } from "preact";
@@ -10,6 +10,7 @@ import { useEffect, useState } from "preact/hooks";
 import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import { describeError, signOut, token, whenSignedOut } from "./api.ts";
+import { KeysPage } from "./pages/keys.tsx";
 import { ModelsPage } from "./pages/models.tsx";
 import { PoliciesPage } from "./pages/policies.tsx";
 import { PreviewPage } from "./pages/preview.tsx";
@@ -34,6 +35,7 @@ const NAV = [
   { href: "#/models", label: "Models and providers", section: "models" },
   { href: "#/preview", label: "Preview", section: "preview" },
   { href: "#/policies", label: "Policies", section: "policies" },
+  { href: "#/keys", label: "API keys", section: "keys" },
 ];
 
 function Page({ parts }: { parts: string[] }) {
@@ -47,6 +49,8 @@ function Page({ parts }: { parts: string[] }) {
       return <PreviewPage sessionId={id} />;
     case "policies":
       return <PoliciesPage name={id} version={more} />;
+    case "keys":
+      return <KeysPage />;
     default:
       return id ? <SessionPage sessionId={id} /> : <SessionsPage />;
   }
