@@ -4,17 +4,89 @@
  * conversation with its other records (turn_writes.ts, in the same statement);
  * deleting the session forgets its conversations.
  */
+import type { Policy } from "../core/turn_request_types.ts";
 import type { Queryable } from "./db.ts";
+import type { NamedPolicy } from "./policies.ts";
+import type { SessionRow } from "./sessions.ts";
 
-/** The session whose recorded conversation has this digest; null when none of the user's has. */
-export async function findConversationSession(
+interface ReadingRow {
+  p_name: string | null;
+  p_version: number | null;
+  p_created_at: Date | null;
+  p_policy: string | null;
+  s_id: string | null;
+  s_user_id: string;
+  s_title: string | null;
+  s_scope: string | null;
+  s_key_id: string | null;
+  s_archived: boolean;
+  s_metadata: Record<string, unknown>;
+  s_created_at: Date;
+  s_updated_at: Date;
+}
+
+/** What a compatible request needs before its claim, read in one round trip. */
+export interface CompatReading {
+  /** The named policy asked for (its latest version when none is given); null when absent. */
+  policy: NamedPolicy | null;
+  /** The session named by header, else the one whose conversation has the digest; null: none. */
+  session: SessionRow | null;
+}
+
+/**
+ * The user's policy `name` (version `version`, or the latest) and the session
+ * a request continues: `sessionId` when the header named one, else the one
+ * whose recorded conversation has `digest`. Another user's rows are absent.
+ */
+export async function readCompatRequest(
   db: Queryable,
-  userId: string,
-  digest: string,
-): Promise<string | null> {
-  const rows = await db.query<{ session_id: string }>(
-    "SELECT session_id FROM conversation_turns WHERE user_id = $1 AND digest = $2",
-    [userId, digest],
+  r: {
+    userId: string;
+    policy: string;
+    version: number | null;
+    sessionId: string | null;
+    digest: string | null;
+  },
+): Promise<CompatReading> {
+  const rows = await db.query<ReadingRow>(
+    `SELECT p.name AS p_name, p.version AS p_version, p.created_at AS p_created_at,
+            p.policy::text AS p_policy,
+            s.id AS s_id, s.user_id AS s_user_id, s.title AS s_title, s.scope AS s_scope,
+            s.key_id AS s_key_id, s.archived AS s_archived, s.metadata AS s_metadata,
+            s.created_at AS s_created_at, s.updated_at AS s_updated_at
+     FROM (SELECT 1) AS one
+     LEFT JOIN LATERAL (
+       SELECT name, version, created_at, policy FROM policies
+       WHERE user_id = $1 AND name = $2 AND ($3::integer IS NULL OR version = $3)
+       ORDER BY version DESC LIMIT 1
+     ) AS p ON true
+     LEFT JOIN LATERAL (
+       SELECT * FROM sessions
+       WHERE user_id = $1 AND id = coalesce(
+         $4::uuid,
+         (SELECT session_id FROM conversation_turns WHERE user_id = $1 AND digest = $5)
+       )
+     ) AS s ON true`,
+    [r.userId, r.policy, r.version, r.sessionId, r.digest],
   );
-  return rows[0]?.session_id ?? null;
+  const row = rows[0];
+  return {
+    policy: row.p_name === null ? null : {
+      name: row.p_name,
+      version: row.p_version!,
+      created_at: row.p_created_at!,
+      policy: JSON.parse(row.p_policy!) as Policy,
+    },
+    session: row.s_id === null ? null : {
+      id: row.s_id,
+      user_id: row.s_user_id,
+      title: row.s_title,
+      scope: row.s_scope,
+      key_id: row.s_key_id,
+      archived: row.s_archived,
+      metadata: row.s_metadata,
+      created_at: row.s_created_at,
+      updated_at: row.s_updated_at,
+    },
+  };
 }

@@ -6,7 +6,6 @@
  */
 import { ServiceError } from "../core/errors.ts";
 import { constrainedPathMatcher } from "../core/privacy.ts";
-import type { Policy } from "../core/turn_request_types.ts";
 import { splitConversation } from "../engine/conversation_split.ts";
 import { type ConversationTurn, startConversationTurn } from "../engine/conversation_turn.ts";
 import { engineDeps } from "../engine/engine_deps.ts";
@@ -16,9 +15,9 @@ import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
-import { findConversationSession } from "../store/conversation_turns.ts";
-import { findPolicy, listPolicyNames } from "../store/policies.ts";
-import { findOwnedSession, insertSession, type SessionRow } from "../store/sessions.ts";
+import { readCompatRequest } from "../store/conversation_turns.ts";
+import { listPolicyNames } from "../store/policies.ts";
+import { insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
 
 export type SurfaceName = "openai" | "anthropic";
@@ -72,21 +71,6 @@ async function unknownModel(ctx: RequestContext, model: string): Promise<never> 
   );
 }
 
-/** The policy a request routes with, and the explicit model it names, if any. */
-async function policyFor(
-  ctx: RequestContext,
-  model: string,
-): Promise<{ policy: Policy | Record<string, never>; explicit: string | null }> {
-  const choice = modelChoice(model);
-  if (choice === null) return await unknownModel(ctx, model);
-  const name = choice.kind === "policy" ? choice.name : "default";
-  const version = choice.kind === "policy" ? choice.version : null;
-  const found = await findPolicy(ctx.deps.db, ctx.principal.userId, name, version);
-  if (choice.kind === "model") return { policy: found?.policy ?? {}, explicit: choice.ref };
-  if (found === null) return await unknownModel(ctx, model);
-  return { policy: found.policy, explicit: null };
-}
-
 const TITLE_LENGTH = 80;
 
 /**
@@ -109,41 +93,66 @@ function titleOf(messages: readonly ChatMessage[]): string {
   return points.length <= TITLE_LENGTH ? line : `${points.slice(0, TITLE_LENGTH - 1).join("")}…`;
 }
 
+/** What the request's headers and model field ask for, read in one round trip. */
+async function readRequest(ctx: RequestContext, request: CompatRequest) {
+  const choice = modelChoice(request.model);
+  if (choice === null) return await unknownModel(ctx, request.model);
+  const named = ctx.request.headers.get("x-router-session-id");
+  if (
+    named !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(named)
+  ) {
+    throw ServiceError.of("session_not_found", `session not found: '${named}'`);
+  }
+  const last = request.messages.findLastIndex((m) => m.role === "assistant");
+  const reading = await readCompatRequest(ctx.deps.db, {
+    userId: ctx.principal.userId,
+    policy: choice.kind === "policy" ? choice.name : "default",
+    version: choice.kind === "policy" ? choice.version : null,
+    sessionId: named?.toLowerCase() ?? null,
+    // The conversation so far, as an earlier turn recorded it with its answer.
+    digest: named !== null || last < 0
+      ? null
+      : conversationDigest(request.system, request.messages.slice(0, last + 1)),
+  });
+  if (choice.kind === "policy" && reading.policy === null) {
+    return await unknownModel(ctx, request.model);
+  }
+  return {
+    policy: reading.policy?.policy ?? {},
+    explicit: choice.kind === "model" ? choice.ref : null,
+    named,
+    found: reading.session,
+  };
+}
+
 /**
  * The session a request continues: the one `X-Router-Session-Id` names; else
  * the one whose recorded conversation equals this request's earlier messages;
  * else a new one.
  */
-async function sessionFor(ctx: RequestContext, request: CompatRequest): Promise<SessionRow> {
-  const { db } = ctx.deps;
-  const userId = ctx.principal.userId;
-  const named = ctx.request.headers.get("x-router-session-id");
+async function sessionFor(
+  ctx: RequestContext,
+  request: CompatRequest,
+  named: string | null,
+  found: SessionRow | null,
+): Promise<SessionRow> {
   if (named !== null) {
-    const session = /^[0-9a-f-]{36}$/i.test(named)
-      ? await findOwnedSession(db, userId, named.toLowerCase())
-      : null;
-    if (session === null || session.archived) {
+    if (found === null || found.archived) {
       throw ServiceError.of("session_not_found", `session not found: '${named}'`);
     }
-    if (session.key_id !== null) {
+    if (found.key_id !== null) {
       throw ServiceError.of(
         "invalid_request",
         "invalid session: an encrypted session cannot be used through this API",
         { path: "X-Router-Session-Id" },
       );
     }
-    return session;
+    return found;
   }
-  const last = request.messages.findLastIndex((m) => m.role === "assistant");
-  if (last >= 0) {
-    const digest = conversationDigest(request.system, request.messages.slice(0, last + 1));
-    const id = await findConversationSession(db, userId, digest);
-    const session = id === null ? null : await findOwnedSession(db, userId, id);
-    if (session !== null && !session.archived && session.key_id === null) return session;
-  }
-  return await insertSession(db, {
+  if (found !== null && !found.archived && found.key_id === null) return found;
+  return await insertSession(ctx.deps.db, {
     id: ctx.deps.newId(),
-    userId,
+    userId: ctx.principal.userId,
     title: titleOf(request.messages),
     metadata: { surface: request.surface },
     now: ctx.deps.now(),
@@ -173,7 +182,7 @@ export async function runCompatTurn(
   surface: (session: SessionRow) => TurnSurface,
 ): Promise<Response> {
   acceptTurns(ctx.deps);
-  const { policy, explicit } = await policyFor(ctx, request.model);
+  const { policy, explicit, named, found } = await readRequest(ctx, request);
   const prompt = request.messages.findLast((m) => m.role === "user");
   if (prompt === undefined) {
     throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
@@ -187,7 +196,7 @@ export async function runCompatTurn(
   if (!parsed.ok) throw new ServiceError(parsed.failure);
   const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
   if (split === null) throw new Error("a conversation with a user message did not split");
-  const session = await sessionFor(ctx, request);
+  const session = await sessionFor(ctx, request, named, found);
   const deps = engineDeps(ctx.deps);
   const classified = ownText(prompt.content);
   const turn: ConversationTurn = {
