@@ -39,7 +39,7 @@ function CreateKey({ onCreated }: { onCreated: (created: Created) => void }) {
     }
   };
   return (
-    <form class="row" onSubmit={submit} aria-label="New API key">
+    <form class="row" onSubmit={submit} aria-label="Create an API key">
       <label>
         Name
         <input
