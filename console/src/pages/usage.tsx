@@ -3,6 +3,7 @@ import { BarChart } from "../components/bar_chart.tsx";
 import { SessionPicker } from "../components/session_picker.tsx";
 import { count, money } from "../format.ts";
 import { useLoad } from "../load.ts";
+import { MonthUsage } from "./month_usage.tsx";
 
 type Report = Schemas["UsageReport"];
 
@@ -146,7 +147,10 @@ function Charts({ report }: { report: Report }) {
   );
 }
 
-/** A session's usage report: totals, charts and the exact figures as the API wrote them. */
+/**
+ * Without a session: the month's usage across sessions against the budget. With one: that
+ * session's usage report, totals, charts and the exact figures as the API wrote them.
+ */
 export function UsagePage({ sessionId }: { sessionId?: string }) {
   const usage = useLoad(
     () =>
@@ -160,8 +164,9 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
     <>
       <h1>Usage</h1>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <SessionPicker section="usage" sessionId={sessionId} />
+        <SessionPicker section="usage" sessionId={sessionId} everyLabel="All sessions" />
       </form>
+      {!sessionId && <MonthUsage />}
       {usage.error && <p role="alert" class="error">{usage.error}</p>}
       {report && (
         <>
