@@ -19,6 +19,7 @@ import { catalogInput } from "../providers/request_catalog.ts";
 import { unsupportedOption } from "../providers/request_support.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
 import { noRecords } from "../store/turn_writes.ts";
+import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { respondWithTurn } from "./respond.ts";
@@ -219,12 +220,16 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const tools = offered(turn, d);
     const refused = unhonoured(t, turn, d, tools);
     if (refused !== null) return await failTurn(t, refused);
+    // The budget admits the call before anything of it starts (decisions.md §13).
+    const admitted = await admitModelCall(t, d);
+    if (!admitted.ok) return await failTurn(t, admitted.failure);
     t.sink.begin();
     let reply: ModelReply;
     try {
       reply = await invoke(t, turn, d, tools);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
+      await settleModelCall(t, d, admitted.reservation, null);
       const { provider, model } = d.routing.model;
       const own = failure(error.code, error.message, { provider, model });
       const hop = { provider, model, code: error.code, reason: error.message };
@@ -241,6 +246,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
       await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), hop)]);
       continue;
     }
+    await settleModelCall(t, d, admitted.reservation, reply.usage);
     return await answered(t, turn, d, reply);
   }
 }
@@ -351,6 +357,7 @@ export async function startConversationTurn(
     turnId,
     instance: deps.instance,
     now,
+    userId: session.user_id,
     runInput: input as unknown as Record<string, unknown>,
     records,
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
@@ -369,6 +376,6 @@ export async function startConversationTurn(
     seq: claim.run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
-    run: (live) => oneCall({ ...base, ...live }, turn),
+    run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
   });
 }
