@@ -16,6 +16,7 @@ import type {
   CreateSessionRequest,
   ModelListResponse,
   NamedPolicy,
+  PeriodUsageReport,
   Policy,
   PolicyVersionSummary,
   ProviderDescriptor,
@@ -54,6 +55,12 @@ export interface SwitchyardClient {
     /** Removes the name and all its versions. */
     delete(name: string): Promise<void>;
   };
+  /**
+   * The caller's usage across sessions between two UTC dates `YYYY-MM-DD`
+   * (inclusive; default: this UTC month), by day and by model, with the budget
+   * and what is left of it.
+   */
+  usage(period?: { from?: string; to?: string }): Promise<PeriodUsageReport>;
   /** A handle on one session; give the key of an encrypted one. */
   session(id: string, options?: { key?: SessionKey }): Session;
   providers(): Promise<ProviderDescriptor[]>;
@@ -137,6 +144,17 @@ export function createClient(options: ClientOptions): SwitchyardClient {
           auth: "bearer",
         });
       },
+    },
+    usage({ from, to } = {}) {
+      const query = new URLSearchParams();
+      if (from !== undefined) query.set("from", from);
+      if (to !== undefined) query.set("to", to);
+      const q = query.toString();
+      return transport.json({
+        method: "GET",
+        path: `/api/v1/usage${q === "" ? "" : `?${q}`}`,
+        auth: "bearer",
+      });
     },
     session: (id, { key } = {}) => sessionHandle(transport, id, key),
     async providers() {

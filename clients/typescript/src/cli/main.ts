@@ -13,6 +13,7 @@ import { models, preview, trace, usage } from "./cmd_inspect.ts";
 import { keys } from "./cmd_keys.ts";
 import { policy, storedDefaultPolicy } from "./cmd_policy.ts";
 import { sessions } from "./cmd_sessions.ts";
+import { periodUsage } from "./cmd_usage.ts";
 import { why } from "./cmd_why.ts";
 import { defaultKeyPath } from "./config_dir.ts";
 import { type Context, openContext, providerKeys, requireLogin } from "./context.ts";
@@ -35,7 +36,11 @@ const USAGE = `usage: switchyard <command> [options]
       --command INTENT  --model PROVIDER/MODEL  --encrypt  --key-file FILE  --buffered
       without --policy: your stored policy named "default" (its latest version), if any
   preview <prompt> [--session ID] [--policy FILE] [--command INTENT] [--model P/M]
-  usage <session-id>
+  usage [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+                                   your usage across sessions (default: this UTC month):
+                                   the spend of each day and model, and what is left of
+                                   your budget today and this month
+  usage <session-id>               one session's usage
   why <session-id> [--turn N]      a turn (a prompt and what answered it): each model
                                    call's classification, routing, fallbacks, context,
                                    tokens and cost, the tool calls between, the total
@@ -82,6 +87,8 @@ const OPTIONS = {
   expires: { type: "string" },
   daily: { type: "string" },
   monthly: { type: "string" },
+  from: { type: "string" },
+  to: { type: "string" },
   offset: { type: "string" },
   turn: { type: "string" },
   save: { type: "string" },
@@ -205,7 +212,8 @@ async function run(argv: string[]): Promise<number> {
         });
         break;
       case "usage":
-        await usage(ctx, id(), flags);
+        if (rest[0] === undefined) await periodUsage(ctx, flags);
+        else await usage(ctx, rest[0], flags);
         break;
       case "trace":
         await trace(ctx, id(), {
