@@ -22,7 +22,13 @@ function plainOrNull(value: string | null): string | null {
   return value === null ? null : plainDecimal(value);
 }
 
-/** Sets a user's budget; `{ daily: null, monthly: null }` removes it. */
+/**
+ * Sets a user's budget; `{ daily: null, monthly: null }` removes it. A budget
+ * given to a user without one, whose ledger holds nothing of `now`'s UTC
+ * month, starts from the month's spend so far as the usage events recorded
+ * it (one spent row per UTC day), in the same statement: the windows count
+ * what was spent before the budget too.
+ */
 export async function setUserBudget(
   db: Queryable,
   userId: string,
@@ -33,12 +39,25 @@ export async function setUserBudget(
     await db.query("DELETE FROM user_budgets WHERE user_id = $1", [userId]);
     return;
   }
+  const monthFrom = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const monthTo = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   await db.query(
-    `INSERT INTO user_budgets (user_id, daily, monthly, updated_at)
-     VALUES ($1, $2::numeric, $3::numeric, $4)
-     ON CONFLICT (user_id) DO UPDATE
-       SET daily = excluded.daily, monthly = excluded.monthly, updated_at = excluded.updated_at`,
-    [userId, budget.daily, budget.monthly, now],
+    `WITH up AS (
+       INSERT INTO user_budgets (user_id, daily, monthly, updated_at)
+       VALUES ($1, $2::numeric, $3::numeric, $4)
+       ON CONFLICT (user_id) DO UPDATE
+         SET daily = excluded.daily, monthly = excluded.monthly, updated_at = excluded.updated_at
+       RETURNING (xmax = 0) AS created
+     )
+     INSERT INTO budget_ledger (id, user_id, spent, amount, at)
+     SELECT gen_random_uuid(), $1, true, sum(e.cost), date_trunc('day', e.created_at, 'UTC')
+     FROM up, usage_events e JOIN sessions s ON s.id = e.session_id
+     WHERE up.created AND s.user_id = $1 AND e.cost IS NOT NULL
+       AND e.created_at >= $5 AND e.created_at < $6
+       AND NOT EXISTS (SELECT 1 FROM budget_ledger l
+                       WHERE l.user_id = $1 AND l.at >= $5 AND l.at < $6)
+     GROUP BY date_trunc('day', e.created_at, 'UTC')`,
+    [userId, budget.daily, budget.monthly, now, monthFrom, monthTo],
   );
 }
 

@@ -190,50 +190,69 @@ describe("budgets on one instance", () => {
     assert.equal(done.body.data.message.content, "slow");
   });
 
-  test("a lapsed turn's reservation stops counting", async () => {
+  test("a crashed instance's reservation stops counting: its heartbeat stopped, or its lease ran out", async () => {
     const fay = await signUp(h.app);
     const cost = await inputCost(h.app, fay);
-    await setUserBudget(
-      h.app.db,
-      userIdOf(fay),
-      { daily: cost, monthly: null },
-      h.app.clock.now(),
-    );
+    await setUserBudget(h.app.db, userIdOf(fay), { daily: cost, monthly: null }, h.app.clock.now());
     const id = await newSession(h.app, fay);
-    // A reservation held by a turn whose instance crashed: its run's claim lapsed long ago.
+    const now = h.app.clock.now().getTime();
+    const at = (ms: number) => new Date(now + ms);
+    // A reservation held by a turn of another instance, which beats and whose claim is leased.
     const runId = crypto.randomUUID();
     const turnId = crypto.randomUUID();
-    const long = new Date(h.app.clock.now().getTime() - 60_000);
     await h.app.db.query(
       `INSERT INTO runs (id, session_id, state, run_input, current_turn, claimed_by, claim_expires,
                          created_at, updated_at)
-       VALUES ($1, $2, 'idle', '{}'::jsonb, $3, 'gone', $4, $4, $4)`,
-      [runId, id, turnId, long],
+       VALUES ($1, $2, 'running', '{}'::jsonb, $3, 'elsewhere', $4, $5, $5)`,
+      [runId, id, turnId, at(30_000), at(0)],
     );
+    await h.app.db.query("INSERT INTO instances (id, heartbeat_at) VALUES ('elsewhere', $1)", [
+      at(0),
+    ]);
     await h.app.db.query(
       `INSERT INTO budget_ledger (id, user_id, spent, amount, instance, run_id, turn_id, at)
-       VALUES ($1, $2, false, $3::numeric, 'gone', $4, $5, $6)`,
-      [crypto.randomUUID(), userIdOf(fay), cost, runId, turnId, long],
-    );
-    // Held and live, it counts.
-    await h.app.db.query(
-      "UPDATE runs SET state = 'running', claim_expires = $2 WHERE id = $1",
-      [
-        runId,
-        new Date(h.app.clock.now().getTime() + 60_000),
-      ],
+       VALUES ($1, $2, false, $3::numeric, 'elsewhere', $4, $5, $6)`,
+      [crypto.randomUUID(), userIdOf(fay), cost, runId, turnId, at(0)],
     );
     const held = await execute(h.app, fay, await newSession(h.app, fay));
     assert.equal(held.status, 429);
     assert.equal(held.body.error.details.reserved, cost);
-    // Its lease ran out: the reservation no longer counts.
-    await h.app.db.query("UPDATE runs SET claim_expires = $2 WHERE id = $1", [
-      runId,
-      long,
+    // The instance stopped beating (a crash): its reservation no longer counts, lease or not.
+    await h.app.db.query("UPDATE instances SET heartbeat_at = $1 WHERE id = 'elsewhere'", [
+      at(-10_000),
     ]);
     h.openai.enqueue(openAiReply({ text: "ok", input: 0, output: 0 }));
     const admitted = await execute(h.app, fay, await newSession(h.app, fay));
     assert.equal(admitted.status, 200, JSON.stringify(admitted.body));
+    // An instance without a heartbeat row is judged by its claim's lease alone.
+    await h.app.db.query("DELETE FROM instances WHERE id = 'elsewhere'");
+    const leased = await execute(h.app, fay, await newSession(h.app, fay));
+    assert.equal(leased.status, 429);
+    await h.app.db.query("UPDATE runs SET claim_expires = $2 WHERE id = $1", [runId, at(-1)]);
+    h.openai.enqueue(openAiReply({ text: "ok", input: 0, output: 0 }));
+    assert.equal((await execute(h.app, fay, await newSession(h.app, fay))).status, 200);
+  });
+
+  test("a budget given mid-month counts the month's spend before it", async () => {
+    const hal = await signUp(h.app);
+    h.openai.enqueue(openAiReply({ text: "before", input: 1000, output: 1000 }));
+    assert.equal((await execute(h.app, hal, await newSession(h.app, hal))).status, 200);
+    // 0.00075 spent without a budget; a monthly budget of 0.00075 has nothing left.
+    await setUserBudget(
+      h.app.db,
+      userIdOf(hal),
+      { daily: null, monthly: "0.00075" },
+      h.app.clock.now(),
+    );
+    const refused = await execute(h.app, hal, await newSession(h.app, hal));
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.details.spent, "0.00075");
+    // Changing the limit counts the spend once, not again.
+    await setUserBudget(h.app.db, userIdOf(hal), { daily: null, monthly: "1" }, h.app.clock.now());
+    h.openai.enqueue(openAiReply({ text: "after", input: 0, output: 0 }));
+    assert.equal((await execute(h.app, hal, await newSession(h.app, hal))).status, 200);
+    const usage = await call(h.app, "GET", "/api/v1/usage", { token: hal.token });
+    assert.equal(usage.body.budget.monthly.spent, "0.00075");
   });
 
   test("a model without prices is never refused", async () => {
@@ -318,6 +337,9 @@ const adminUrl = process.env.DATABASE_URL;
 if (adminUrl) {
   describe("budgets on two instances sharing PostgreSQL", () => {
     const h = twoInstances(adminUrl);
+    test("16 concurrent calls on one instance on PostgreSQL admit exactly 3", async () => {
+      await concurrentCalls(h.one, h.one, h.openai);
+    });
     test("16 concurrent calls across two instances against a limit of 3 input costs admit exactly 3", async () => {
       await concurrentCalls(h.one, h.two, h.openai);
     });

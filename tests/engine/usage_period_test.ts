@@ -12,6 +12,7 @@ import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { setUserBudget } from "../../src/store/budgets.ts";
+import { createTelemetry, type Telemetry } from "../../src/telemetry/telemetry.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const OPERATOR = "operator-token-0123456789";
@@ -26,12 +27,15 @@ describe("usage across sessions", () => {
   let app: TestApp;
   let alice: Account;
   let bob: Account;
+  let telemetry: Telemetry;
   before(async () => {
     openai = await startFakeProvider();
     ollama = await startFakeProvider();
+    telemetry = await createTelemetry({ metrics: true });
     app = await createEngineApp({
       openai: openai.url,
       ollama: ollama.url,
+      telemetry,
       configure: (c) => void (c.auth.operatorToken = OPERATOR),
     });
     alice = await signUp(app);
@@ -171,6 +175,16 @@ describe("usage across sessions", () => {
       token: alice.token,
     });
     assert.equal(denied.status, 401);
+  });
+
+  test("a refusal counts in switchyard_budget_refusals_total by window, with no user label", async () => {
+    const carol = await signUp(app);
+    await setUserBudget(app.db, carol.userId, { daily: null, monthly: "0" }, app.clock.now());
+    const refused = await execute(carol, await session(carol));
+    assert.equal(refused.status, 429);
+    const text = (await telemetry.metricsText()) ?? "";
+    assert.match(text, /^switchyard_budget_refusals_total\{window="monthly"\} 1$/m);
+    assert.equal(text.includes(carol.userId), false);
   });
 
   test("bad dates are 400 invalid_request naming the parameter", async () => {
