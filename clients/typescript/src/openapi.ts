@@ -571,7 +571,7 @@ export type paths = {
         };
         /**
          * Usage across sessions, with the budget
-         * @description The caller's usage events of every session (deleted sessions' went with them) recorded in the period, as a session's usage report shapes them (`total` adds `request_count`), plus `by_day` (every day of the period, empty days at zero) and `budget`: the user's limits in the current UTC day and month with what the budget counts (`spent`, every call whatever the session, encrypted ones included), what calls in flight reserve, and what is left. The figures equal the sum of the sessions' usage reports to the last decimal; a call of an encrypted session counts as a request and adds no figures (decisions.md §8, §13). A bad date: 400 `invalid_request`, `details.parameter` naming it.
+         * @description The caller's usage events of every session (deleted sessions' went with them) recorded in the period, as a session's usage report shapes them (`total` adds `request_count`), plus `by_day` (every day of the period, empty days at zero) and `budget`: the user's limits in the current UTC day and month with what the budget counts (`spent`, every call whatever the session, encrypted ones included), what calls in flight reserve, and what is left. The figures equal the sum of the sessions' usage reports to the last decimal; a call of an encrypted session counts as a request and adds no figures. A bad date: 400 `invalid_request`, `details.parameter` naming it.
          */
         get: operations["getUserUsage"];
         put?: never;
