@@ -284,6 +284,18 @@ describe("the operator", () => {
         day: "3.25",
         month: "3.350000000000000001",
       });
+      // With a budget, spend is what the budget counts: deleting the session refunds nothing.
+      const budgeted = await admin(clocked, "PUT", `${users}/${dave.userId}`, {
+        budget: { monthly: "100" },
+      });
+      assert.equal(budgeted.status, 200, JSON.stringify(budgeted.body));
+      await call(clocked, "DELETE", `/api/v1/sessions/${session.body.session.id}`, {
+        token: dave.token,
+      });
+      const after = await admin(clocked, "GET", users);
+      const kept = after.body.users.find((u: { user_id: string }) => u.user_id === dave.userId);
+      assert.deepEqual(kept.spend, { day: "3.25", month: "3.350000000000000001" });
+      assert.deepEqual(kept.budget, { daily: null, monthly: "100" });
     } finally {
       await clocked.close();
     }

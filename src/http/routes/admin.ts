@@ -6,7 +6,8 @@
  */
 import { isUuid } from "../../core/credential_format.ts";
 import { ServiceError } from "../../core/errors.ts";
-import { findUserBudgets, plainDecimal, setUserBudget } from "../../store/budgets.ts";
+import { budgetWindows } from "../../engine/budget_gate.ts";
+import { budgetStates, findUserBudgets, plainDecimal, setUserBudget } from "../../store/budgets.ts";
 import type { Queryable } from "../../store/db.ts";
 import { listUserOverviews, updateUser, type UserOverviewRow } from "../../store/users.ts";
 import { object, type Type, type } from "../ark.ts";
@@ -44,24 +45,31 @@ const UpdateUser = object({
   "budget?": object({ "daily?": Money, "monthly?": Money }).or("null"),
 });
 
-/** The start of `now`'s UTC day and month: the budget windows. */
-function windows(now: Date): { dayStart: Date; monthStart: Date } {
-  const [y, m, d] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
-  return { dayStart: new Date(Date.UTC(y, m, d)), monthStart: new Date(Date.UTC(y, m, 1)) };
-}
-
 async function userViews(db: Queryable, deps: Deps, userId: string | null = null) {
-  const rows = await listUserOverviews(db, windows(deps.now()), userId);
-  const budgets = await findUserBudgets(db, rows.map((r) => r.id));
-  return rows.map((row: UserOverviewRow) => ({
-    user_id: row.id,
-    name: row.name,
-    created_at: row.created_at.toISOString(),
-    last_seen_at: row.last_seen_at === null ? null : row.last_seen_at.toISOString(),
-    disabled: row.disabled,
-    budget: budgets.get(row.id) ?? null,
-    spend: { day: plainDecimal(row.spend_day), month: plainDecimal(row.spend_month) },
-  }));
+  const now = deps.now();
+  const w = budgetWindows(now);
+  const rows = await listUserOverviews(
+    db,
+    { dayStart: w.day.from, monthStart: w.month.from },
+    userId,
+  );
+  // A budgeted user's spend is what the budget counts (its ledger: encrypted and deleted
+  // sessions' calls included); anyone else's, the usage events'.
+  const states = await budgetStates(db, rows.map((r) => r.id), { now, ...w });
+  return rows.map((row: UserOverviewRow) => {
+    const state = states.get(row.id);
+    return {
+      user_id: row.id,
+      name: row.name,
+      created_at: row.created_at.toISOString(),
+      last_seen_at: row.last_seen_at === null ? null : row.last_seen_at.toISOString(),
+      disabled: row.disabled,
+      budget: state === undefined ? null : { daily: state.daily, monthly: state.monthly },
+      spend: state === undefined
+        ? { day: plainDecimal(row.spend_day), month: plainDecimal(row.spend_month) }
+        : { day: state.daySpent, month: state.monthSpent },
+    };
+  });
 }
 
 export const addUser: Endpoint = {
