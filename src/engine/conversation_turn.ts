@@ -21,6 +21,7 @@ import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../prov
 import { noRecords } from "../store/turn_writes.ts";
 import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
+import { exhausted, type Hop } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput } from "./run_input.ts";
@@ -56,22 +57,6 @@ export interface ConversationTurn {
   fieldOf(option: string): string;
   /** The digest of the conversation as answered, recorded with the turn so its next request finds it. */
   answeredDigest(answer: ModelAnswer): string;
-}
-
-interface Hop {
-  provider: string;
-  model: string;
-  code: string;
-  reason: string;
-}
-
-function exhausted(hops: readonly Hop[], first: Failure): Failure {
-  if (hops.length === 1) return first;
-  return failure(
-    "fallback_exhausted",
-    `fallback exhausted: ${hops.length} candidates were tried and each failed`,
-    { hops: hops.map((h) => ({ ...h })) },
-  );
 }
 
 /** The client's tools the policy lets the model see: `deny` hides one (decisions.md §12). */

@@ -23,6 +23,7 @@ import { allowsFallback, ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { promptMessages, systemPreamble } from "./prompt.ts";
+import { exhausted, type Hop } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { toolExchanges } from "./run_input.ts";
 import { decisionEvents, decisionScope, fallbackHopEvent } from "./trace_records.ts";
@@ -44,13 +45,6 @@ import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 /** Model calls one request may make while every tool call is answered by the service. */
 export const MAX_MODEL_CALLS = 16;
 
-interface Hop {
-  provider: string;
-  model: string;
-  code: string;
-  reason: string;
-}
-
 function mediationContext(t: TurnContext, d: TurnDecision): MediationContext {
   const request = t.input.request;
   return {
@@ -60,15 +54,6 @@ function mediationContext(t: TurnContext, d: TurnDecision): MediationContext {
     constrained: constrainedPathMatcher(request.policy),
     workspace_root: request.workspace.root,
   };
-}
-
-function exhausted(hops: readonly Hop[], first: Failure): Failure {
-  if (hops.length === 1) return first;
-  return failure(
-    "fallback_exhausted",
-    `fallback exhausted: ${hops.length} candidates were tried and each failed`,
-    { hops: hops.map((h) => ({ ...h })) },
-  );
 }
 
 async function invoke(
