@@ -8,12 +8,12 @@
  * would pause for an approval is refused before any model call.
  */
 import { preCallApproval } from "../core/approvals.ts";
-import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import { failure, ServiceError } from "../core/errors.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
 import { decideTurn, type TurnDecision } from "../core/turn_decision.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { textDelta } from "../core/turn_stream_events.ts";
-import { allowsFallback, ProviderError } from "../providers/errors.ts";
+import { ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { unsupportedOption } from "../providers/request_support.ts";
@@ -21,7 +21,7 @@ import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../prov
 import { noRecords } from "../store/turn_writes.ts";
 import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
-import { exhausted, type Hop } from "./fallback_hops.ts";
+import { fallbacks } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput } from "./run_input.ts";
@@ -166,9 +166,7 @@ function unhonoured(t: TurnContext, turn: ConversationTurn, d: TurnDecision, too
 }
 
 async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResult> {
-  const hops: Hop[] = [];
-  let firstFailure: Failure | null = null;
-  const failed = new Set<string>();
+  const tried = fallbacks();
   for (;;) {
     if (t.signal.aborted) return { kind: "superseded" };
     const provided = catalogInput(t.rc);
@@ -176,7 +174,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const decided = decideTurn({
       request: turn.request,
       ...provided,
-      catalog: provided.catalog.filter((m) => !failed.has(`${m.provider}/${m.model}`)),
+      catalog: tried.usable(provided.catalog),
       history: turn.split.history,
       tool_exchanges: turn.split.exchanges,
       conversation_paths: turn.split.conversationPaths,
@@ -185,12 +183,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
         : { classification_text: turn.classificationText }),
     });
     routing.end(decided);
-    if (!decided.ok) {
-      return await failTurn(
-        t,
-        firstFailure === null ? decided.failure : exhausted(hops, firstFailure),
-      );
-    }
+    if (!decided.ok) return await failTurn(t, tried.noCandidate(decided.failure));
     const d = decided.value;
     await noteTrace(t, decisionEvents(baseScope(t), d));
     const approval = preCallApproval({
@@ -215,20 +208,10 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       await settleModelCall(t, d, admitted.reservation, null);
-      const { provider, model } = d.routing.model;
-      const own = failure(error.code, error.message, { provider, model });
-      const hop = { provider, model, code: error.code, reason: error.message };
-      if (!allowsFallback(error.category) || t.sink.delivered) {
-        return await failTurn(
-          t,
-          hops.length === 0 ? own : exhausted([...hops, hop], firstFailure ?? own),
-        );
-      }
+      const next = tried.failed(d.routing.model, error, t.sink.delivered);
+      if ("failure" in next) return await failTurn(t, next.failure);
       t.probe.fallback(d.routing.model, error.category);
-      hops.push(hop);
-      firstFailure ??= own;
-      failed.add(`${provider}/${model}`);
-      await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), hop)]);
+      await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), next.hop)]);
       continue;
     }
     await settleModelCall(t, d, admitted.reservation, reply.usage);

@@ -6,7 +6,7 @@
  * client, or mediate tool calls and loop.
  */
 import { preCallApproval } from "../core/approvals.ts";
-import { type Failure, failure } from "../core/errors.ts";
+import { failure } from "../core/errors.ts";
 import { constrainedPathMatcher } from "../core/privacy.ts";
 import { approvalPause } from "../core/run_state.ts";
 import { offeredTools, toolCatalog } from "../core/tool_catalog.ts";
@@ -19,11 +19,11 @@ import {
   toolCallStarted,
   usageEvent,
 } from "../core/turn_stream_events.ts";
-import { allowsFallback, ProviderError } from "../providers/errors.ts";
+import { ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { promptMessages, systemPreamble } from "./prompt.ts";
-import { exhausted, type Hop } from "./fallback_hops.ts";
+import { fallbacks } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { toolExchanges } from "./run_input.ts";
 import { decisionEvents, decisionScope, fallbackHopEvent } from "./trace_records.ts";
@@ -109,9 +109,7 @@ export async function runTurns(t: TurnContext): Promise<TurnResult> {
 }
 
 async function loop(t: TurnContext): Promise<TurnResult> {
-  const hops: Hop[] = [];
-  let firstFailure: Failure | null = null;
-  const failed = new Set<string>();
+  const tried = fallbacks();
   // History is read once a request; memory again after the service answered tool calls.
   const history = t.reading?.history ?? await loadHistory(t);
   for (let calls = 0; calls < MAX_MODEL_CALLS; calls++) {
@@ -122,7 +120,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     const decided = decideTurn({
       request: t.input.request,
       ...provided,
-      catalog: provided.catalog.filter((m) => !failed.has(`${m.provider}/${m.model}`)),
+      catalog: tried.usable(provided.catalog),
       history,
       memory,
       tool_exchanges: toolExchanges(t.input),
@@ -130,12 +128,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       classification_text: t.input.text,
     });
     routing.end(decided);
-    if (!decided.ok) {
-      return await failTurn(
-        t,
-        firstFailure === null ? decided.failure : exhausted(hops, firstFailure),
-      );
-    }
+    if (!decided.ok) return await failTurn(t, tried.noCandidate(decided.failure));
     const d = decided.value;
     await noteTrace(t, decisionEvents(baseScope(t), d));
     const approval = preCallApproval({
@@ -164,25 +157,10 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       await settleModelCall(t, d, admitted.reservation, null);
-      const { provider, model } = d.routing.model;
-      const own = failure(error.code, error.message, { provider, model });
-      if (!allowsFallback(error.category) || t.sink.delivered) {
-        return await failTurn(
-          t,
-          hops.length === 0 ? own : exhausted([...hops, {
-            provider,
-            model,
-            code: error.code,
-            reason: error.message,
-          }], firstFailure ?? own),
-        );
-      }
-      const hop = { provider, model, code: error.code, reason: error.message };
+      const next = tried.failed(d.routing.model, error, t.sink.delivered);
+      if ("failure" in next) return await failTurn(t, next.failure);
       t.probe.fallback(d.routing.model, error.category);
-      hops.push(hop);
-      firstFailure ??= own;
-      failed.add(`${provider}/${model}`);
-      await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), hop)]);
+      await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), next.hop)]);
       continue;
     }
     await settleModelCall(t, d, admitted.reservation, reply.usage);
