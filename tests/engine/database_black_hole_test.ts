@@ -62,9 +62,33 @@ const WITHOUT_DATABASE = new Set([
   "GET /docs/:file",
 ]);
 
+const OPERATOR = "operator-token-of-the-black-hole-test";
+
+/** The storage error in the shape of the route's API: native, OpenAI's or Anthropic's. */
+function assertStorageErrorOf(route: string, result: CallResult) {
+  assert.equal(result.status, 502, `${route}: ${JSON.stringify(result.body)}`);
+  if (!route.includes(" /v1/")) return assertStorageError(result);
+  if (route.startsWith("POST /v1/messages")) {
+    assert.equal(result.body.type, "error");
+    assert.equal(result.body.error.type, "api_error");
+  } else {
+    assert.equal(result.body.error.code, "storage_error");
+  }
+  assert.equal(result.body.error.message, "storage unavailable: try again shortly");
+}
+
 /** A request each route would serve if the database answered. */
 function requestFor(route: string, a: { account: Account; session: string; doomed: string }) {
   const bearer = { token: a.account.token };
+  if (route.includes(" /api/v1/admin/")) {
+    const [method, pattern] = route.split(" ");
+    const path = pattern.replace(":user_id", a.account.userId);
+    return {
+      method,
+      path,
+      options: { token: OPERATOR, ...(method === "GET" ? {} : { body: { name: "n" } }) },
+    };
+  }
   const options: Record<string, CallOptions> = {
     "POST /api/v1/auth/bootstrap": {},
     "POST /api/v1/auth/sign-in": { headers: { "x-router-api-key": a.account.apiKey } },
@@ -73,11 +97,27 @@ function requestFor(route: string, a: { account: Account; session: string; doome
     "POST /api/v1/sessions/:session_id/execute": { ...bearer, body: turn("hi"), headers: KEY },
     "POST /api/v1/sessions/:session_id/preview": { ...bearer, body: turn("hi"), headers: KEY },
     "POST /api/v1/sessions/:session_id/continue": { ...bearer, body: { type: "break" } },
+    "POST /api/v1/auth/keys": { ...bearer, body: { name: "k" } },
+    "PUT /api/v1/policies/:name": { ...bearer, body: {} },
+    "POST /v1/chat/completions": {
+      ...bearer,
+      body: { model: "switchyard", messages: [{ role: "user", content: "hi" }] },
+    },
+    "POST /v1/messages": {
+      ...bearer,
+      body: { model: "switchyard", max_tokens: 5, messages: [{ role: "user", content: "hi" }] },
+    },
+    "POST /v1/messages/count_tokens": {
+      ...bearer,
+      body: { model: "switchyard", messages: [{ role: "user", content: "hi" }] },
+    },
   };
   const [method, pattern] = route.split(" ");
   // The session a DELETE would remove, should it wrongly succeed, is one of its own.
   const session = method === "DELETE" ? a.doomed : a.session;
-  const path = pattern.replace(":session_id", session).replace(":file", "index.html");
+  const path = pattern.replace(":session_id", session).replace(":file", "index.html")
+    .replace(":name", "p").replace(":version", "1").replace(":key_id", a.session)
+    .replace(":provider", "openai").replace(":model_id", "gpt-4o-mini");
   return { method, path, options: options[route] ?? bearer };
 }
 
@@ -107,6 +147,7 @@ if (adminUrl) {
         ollama: "http://127.0.0.1:9",
         db,
         signals,
+        configure: (c) => void (c.auth.operatorToken = OPERATOR),
       });
       alice = await signUp(app);
     });
@@ -181,7 +222,7 @@ if (adminUrl) {
         if (WITHOUT_DATABASE.has(route)) {
           assert.ok(result.status < 500, `${route}: ${result.status}`);
         } else {
-          assertStorageError(result);
+          assertStorageErrorOf(route, result);
         }
       }
       // And one more after the pool was replaced: its fresh connections fall in the hole too.
