@@ -19,6 +19,7 @@ import { installPeers, nodeVersion, portkeyVersion, startPortkey } from "./portk
 import { rssMb, sampleRss } from "./proc.ts";
 import { startProviderProcess } from "./provider_process.ts";
 import { type Bench, type Memory, newResults, type Service } from "./context.ts";
+import { BENCH_OPERATOR_TOKEN, budgetSection } from "./budget_section.ts";
 import { compatSection } from "./compat_section.ts";
 import { depthSection, latencySection, previewSection } from "./latency_sections.ts";
 import { printMemory, streamsSection, throughputSection } from "./load_sections.ts";
@@ -80,9 +81,10 @@ try {
     if (dataDir !== null) {
       cleanups.push(() => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })));
     }
-    const env: Record<string, string> = dataDir === null
-      ? {}
-      : { ROUTER_STORAGE_PATH: join(dataDir, "data") };
+    const env: Record<string, string> = {
+      ROUTER_AUTH_OPERATOR_TOKEN: BENCH_OPERATOR_TOKEN,
+      ...(dataDir === null ? {} : { ROUTER_STORAGE_PATH: join(dataDir, "data") }),
+    };
     const client = await startServiceClient(provider.url, url, [], env);
     cleanups.unshift(client.close);
     services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
@@ -125,6 +127,7 @@ try {
   if (has("throughput")) await throughputSection(bench, results);
   if (has("streams")) await streamsSection(bench, results);
   const peaks = sampler.stop();
+  if (has("budget")) await budgetSection(bench);
   if (has("compatible")) {
     await compatSection(bench, results, { name: pkName, pid: portkey.pid, url: portkey.url });
   }

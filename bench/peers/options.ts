@@ -13,6 +13,7 @@ export const SECTIONS = [
   "streams",
   "preview",
   "compatible",
+  "budget",
 ] as const;
 export type Section = typeof SECTIONS[number];
 export const STORES = ["pglite", "postgres"] as const;
