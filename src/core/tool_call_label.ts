@@ -4,7 +4,7 @@
  * of a call (decisions.md §6 `<kind> <label>`), and the arguments a plaintext
  * session's `tool_call` trace event keeps, cut to a bounded size. Pure and
  * deterministic: strings are cut by Unicode code points, keys keep the order
- * the model wrote them in, so Deno and Bun give the same bytes.
+ * the model wrote them in, so every runtime gives the same bytes.
  */
 
 /** Arguments that name what a call touches, tried in this order. */

@@ -124,10 +124,11 @@ describe("bodies", () => {
   });
 
   test("a body exactly at the limit is read", async () => {
-    const filler = "y".repeat(1024 - JSON.stringify({ title: "" }).length);
+    // The filler is an unknown field (ignored): a title is bounded on its own.
+    const filler = "y".repeat(1024 - JSON.stringify({ title: "t", padding: "" }).length);
     const r = await call(app, "POST", "/api/v1/sessions", {
       token: account.token,
-      rawBody: JSON.stringify({ title: filler }),
+      rawBody: JSON.stringify({ title: "t", padding: filler }),
     });
     assert.equal(r.status, 201);
   });
