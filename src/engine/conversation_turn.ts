@@ -140,28 +140,29 @@ async function invoke(
 
 /** The option the chosen provider cannot honour, as a 400 naming the surface's field. */
 function unhonoured(t: TurnContext, turn: ConversationTurn, d: TurnDecision, tools: ToolSpec[]) {
-  const entry = findProvider(t.deps.registry, d.routing.model.provider);
+  const { provider, model, capabilities } = d.routing.model;
+  const entry = findProvider(t.deps.registry, provider);
   if (entry === undefined) return null;
-  const option = unsupportedOption(entry.protocol, {
-    model: d.routing.model.model,
-    messages: [turn.split.prompt],
-    tools,
-    ...(turn.toolChoice === undefined ? {} : { toolChoice: turn.toolChoice }),
-    ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
-    ...(d.routing.model.capabilities.reasoning === true ? { effort: d.routing.effort } : {}),
-    stream: false,
-  });
+  const messages = [...turn.split.units.flat(), turn.split.prompt, ...turn.split.tail];
+  const images = messages.some((m) => m.role === "user" && (m.images?.length ?? 0) > 0);
+  const option = images && capabilities.images !== true ? "images" : unsupportedOption(
+    entry.protocol,
+    {
+      model,
+      messages,
+      tools,
+      ...(turn.toolChoice === undefined ? {} : { toolChoice: turn.toolChoice }),
+      ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
+      ...(capabilities.reasoning === true ? { effort: d.routing.effort } : {}),
+      stream: false,
+    },
+  );
   if (option === null) return null;
   const field = turn.fieldOf(option);
   return failure(
     "invalid_request",
-    `unsupported parameter "${field}": the chosen model '${d.routing.model.provider}/${d.routing.model.model}' cannot honour it`,
-    {
-      path: field,
-      provider: d.routing.model.provider,
-      model: d.routing.model.model,
-      unsupported: true,
-    },
+    `unsupported parameter "${field}": the chosen model '${provider}/${model}' cannot honour it`,
+    { path: field, provider, model, unsupported: true },
   );
 }
 

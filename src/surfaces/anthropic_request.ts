@@ -20,6 +20,7 @@ const FIELDS: Record<string, string> = {
   seed: "seed",
   response_format: "output_format",
   tool_choice: "tool_choice",
+  images: "messages[].content[].image",
   image_url: "messages[].content[].source",
   stop: "stop_sequences",
   top_p: "top_p",

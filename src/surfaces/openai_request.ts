@@ -21,6 +21,7 @@ const FIELDS: Record<string, string> = {
   seed: "seed",
   response_format: "response_format",
   tool_choice: "tool_choice",
+  images: "messages[].content[].image_url",
   image_url: "messages[].content[].image_url",
   stop: "stop",
   top_p: "top_p",

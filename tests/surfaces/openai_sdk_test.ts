@@ -380,6 +380,36 @@ describe("the openai client on /v1/chat/completions", () => {
     assert.equal(h.openai.requests.length, 0);
   });
 
+  test("an image part reaches a model that takes images, and is refused by name for one that does not", async () => {
+    h.openai.enqueue(openAiReply({ text: "a cat" }));
+    const image = {
+      type: "image_url" as const,
+      image_url: { url: "data:image/png;base64,iVBORw0KGgo=" },
+    };
+    const seen = await client().chat.completions.create({
+      model: "switchyard",
+      messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, image] }],
+    });
+    assert.equal(seen.choices[0].message.content, "a cat");
+    const sent = JSON.parse(h.openai.requests[0].body);
+    assert.deepEqual(sent.messages.at(-1).content, [
+      { type: "text", text: "what is this?" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+    ]);
+    await assert.rejects(
+      client().chat.completions.create({
+        model: "ollama/qwen3:8b",
+        messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, image] }],
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof OpenAI.BadRequestError);
+        assert.equal((e.error as { param: string }).param, "messages[].content[].image_url");
+        return true;
+      },
+    );
+    assert.equal(h.ollama.requests.length, 0);
+  });
+
   test("a pinned policy version routes with that version", async () => {
     await storePolicy("pinned", {
       routing: {
