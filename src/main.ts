@@ -65,6 +65,18 @@ async function openMigratedStore(config: Config, runtime: Runtime, logger: Logge
     workerModule: runtime.pgliteWorker,
     onMaintenance: ({ table, kind, ms }) =>
       logger.info("store maintained", { table, kind, ms: Math.round(ms * 10) / 10 }),
+    onEvent: (event) => {
+      if (event.kind === "disk_full") {
+        logger.error("store out of disk space: free space on the file system of its directory", {
+          directory: event.path,
+        });
+      } else if (event.kind === "restarting") {
+        logger.warn("store stopped, starting it again on its directory", {
+          directory: event.path,
+          reason: event.why,
+        });
+      } else logger.info("store started again", { directory: event.path, ms: event.ms });
+    },
   });
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { migrations: applied });

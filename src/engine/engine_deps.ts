@@ -8,10 +8,12 @@
 import type { Deps } from "../deps.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import { turnWriter } from "../store/turn_writer.ts";
-import { executeClaimer } from "../store/run_admission.ts";
+import { type ExecuteClaimer, executeClaimer } from "../store/run_admission.ts";
+import { ServiceError } from "../core/errors.ts";
 import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 import { createTurnWatcher } from "./turn_watch.ts";
+import { type LostTurns, lostTurns } from "./lost_turns.ts";
 
 export const SILENT_SIGNALS: SupersedeSignals = {
   watch: () => () => {},
@@ -19,6 +21,31 @@ export const SILENT_SIGNALS: SupersedeSignals = {
 };
 
 const cache = new WeakMap<Deps, EngineDeps>();
+
+/**
+ * Claims that mind this instance's lost turns. A claim that failed on the
+ * store may still have committed: its turn is lost (nothing will run it), so
+ * it is ended too once the store takes writes. A claim refused because the
+ * session's run is held by a lost turn of this instance ends it now and claims
+ * again, rather than waiting for the retry.
+ */
+function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
+  return {
+    async claim(c) {
+      let claim;
+      try {
+        claim = await claims.claim(c);
+      } catch (error) {
+        const fault = error instanceof ServiceError && error.failure.code === "storage_error";
+        if (fault) lost.add({ runId: c.runId, turnId: c.turnId });
+        throw error;
+      }
+      const holder = claim.kind === "in_flight" ? claim.run?.current_turn : null;
+      if (holder == null || !lost.has(holder) || !(await lost.flush())) return claim;
+      return await claims.claim(c);
+    },
+  };
+}
 
 export function engineDeps(deps: Deps): EngineDeps {
   let found = cache.get(deps);
@@ -32,7 +59,9 @@ export function engineDeps(deps: Deps): EngineDeps {
       watcher: createTurnWatcher({ db: deps.db, signals, now: deps.now }),
       turns: turnWriter(deps.db),
       claims: executeClaimer(deps.db),
+      lost: lostTurns({ db: deps.db, now: deps.now, logger: deps.logger }),
     };
+    found.claims = minding(found.claims, found.lost);
     cache.set(deps, found);
   }
   return found;

@@ -100,11 +100,12 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       error: error instanceof Error ? error.name : typeof error,
       code: (error as { code?: unknown })?.code,
     });
+    // A turn the store would not let end (a full disk, a restart) is ended once it takes writes.
     await finishTurn(
       { deps, runId: turn.runId, turnId: turn.turnId, records: live.records },
       "error",
     )
-      .catch(() => false);
+      .catch(() => deps.lost.add({ runId: turn.runId, turnId: turn.turnId }));
     probe.end("failed");
     // A request that cut the turn as it failed need not wait out its timeout.
     await handOver(turn, null);
@@ -122,7 +123,7 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
 async function recover(turn: ClaimedTurn): Promise<void> {
   const { deps } = turn;
   await recoverRun(deps.db, { runId: turn.runId, turnId: turn.turnId, now: deps.now() })
-    .catch(() => false);
+    .catch(() => deps.lost.add({ runId: turn.runId, turnId: turn.turnId }));
 }
 
 export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {

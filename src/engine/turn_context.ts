@@ -22,6 +22,7 @@ import type { TurnSink } from "./turn_sink.ts";
 import type { TurnWatcher } from "./turn_watch.ts";
 import type { TurnWriter } from "../store/turn_writer.ts";
 import type { ExecuteClaimer } from "../store/run_admission.ts";
+import type { LostTurns } from "./lost_turns.ts";
 
 /** Per-instance machinery of the engine. */
 export interface EngineDeps extends Deps {
@@ -35,6 +36,8 @@ export interface EngineDeps extends Deps {
   turns: TurnWriter;
   /** Claims runs for `execute`, many in one transaction under load. */
   claims: ExecuteClaimer;
+  /** Turns over here whose runs the store did not let them end: ended once it takes writes. */
+  lost: LostTurns;
 }
 
 /** A turn's context as built before its claim. */

@@ -20,6 +20,7 @@ export async function openStore(
     assets?: () => Promise<PgliteAssets>;
     workerModule?: string;
     onMaintenance?: PgliteThreadOptions["onMaintenance"];
+    onEvent?: PgliteThreadOptions["onEvent"];
   } = {},
 ): Promise<Db> {
   if (options.databaseUrl) {
@@ -33,5 +34,6 @@ export async function openStore(
     workerModule: embedded.workerModule,
     fsync: options.storageFsync,
     onMaintenance: embedded.onMaintenance,
+    onEvent: embedded.onEvent,
   });
 }

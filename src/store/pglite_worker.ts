@@ -29,6 +29,24 @@ function plainError(error: unknown): Record<string, unknown> {
   return fields;
 }
 
+/**
+ * Whether PGlite may not be used after `error`: PostgreSQL ended its session
+ * (a PANIC, as when it cannot write its write-ahead log, or FATAL), or the
+ * WASM instance itself aborted. A server would restart; the next statement
+ * sent to this PGlite would spin for ever instead.
+ */
+function isFatal(error: unknown): boolean {
+  const severity = (error as { severity?: unknown } | null)?.severity;
+  return severity === "PANIC" || severity === "FATAL" || error instanceof WebAssembly.RuntimeError;
+}
+
+/** Closes the host files of a PGlite that may not be used again, without running it further. */
+function abandon(pg: PGlite): void {
+  try {
+    (pg as unknown as { Module: { FS: { quit(): void } } }).Module.FS.quit();
+  } catch { /* its files close with the thread */ }
+}
+
 let db: PGlite | null = null;
 let query: ReturnType<typeof preparedQueries>;
 
@@ -60,6 +78,12 @@ self.onmessage = async ({ data: request }) => {
         return self.postMessage({ id: request.id, rows: [] });
     }
   } catch (error) {
-    self.postMessage({ id: request.id, error: plainError(error) });
+    const fatal = db !== null && (request.kind === "query" || request.kind === "exec") &&
+      isFatal(error);
+    if (fatal) {
+      abandon(db!);
+      db = null;
+    }
+    self.postMessage({ id: request.id, error: plainError(error), ...(fatal ? { fatal } : {}) });
   }
 };

@@ -159,3 +159,26 @@ export async function recoverRun(db: Queryable, t: TurnRef): Promise<boolean> {
   );
   return rows.length > 0;
 }
+
+/**
+ * Ends turns that are over on their instance but whose own end was not
+ * written (the store refused it): each run still held by its turn (running,
+ * or in error) goes idle, its claim released; a run another request took
+ * over, or that the turn did end, is left as it is. Returns the runs ended.
+ */
+export async function endLostTurns(
+  db: Queryable,
+  lost: readonly { runId: string; turnId: string }[],
+  now: Date,
+): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE runs SET state = 'idle', pause = NULL, claimed_by = NULL, claim_expires = NULL,
+                     updated_at = $3
+     FROM unnest($1::uuid[], $2::uuid[]) AS lost (run_id, turn_id)
+     WHERE runs.id = lost.run_id AND runs.current_turn = lost.turn_id
+       AND runs.state IN ('running', 'error')
+     RETURNING runs.id`,
+    [lost.map((l) => l.runId), lost.map((l) => l.turnId), now],
+  );
+  return rows.map((r) => r.id);
+}

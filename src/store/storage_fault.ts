@@ -45,8 +45,23 @@ export function isStorageFault(error: unknown): boolean {
   return typeof code === "string" && (CONNECTION_CODES.has(code) || isTransientSqlState(code));
 }
 
+/**
+ * PostgreSQL's disk_full (53100: "could not extend file", "could not write to
+ * file … No space left on device"), and the host's ENOSPC where a file system
+ * call reports it as such.
+ */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "53100" || code === "ENOSPC";
+}
+
+/** The storage_error a full disk answers: what failed, and that freeing space is what helps. */
+export const DISK_FULL_MESSAGE =
+  "storage full: the store is out of disk space, try again once space is freed";
+
 /** Rethrows a storage fault as `storage_error` (what failed, never the query or its parameters). */
 export function rethrowStorageFault(error: unknown): never {
+  if (isDiskFull(error)) throw ServiceError.of("storage_error", DISK_FULL_MESSAGE);
   if (isStorageFault(error)) {
     throw ServiceError.of("storage_error", "storage unavailable: try again shortly");
   }

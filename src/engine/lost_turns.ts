@@ -1,0 +1,82 @@
+/**
+ * Turns this instance stopped running whose end the store refused to write
+ * (a full disk, a database restarting): their runs would stay `running`, so
+ * their sessions would refuse every turn with `run_in_flight`, until their
+ * leases ran out, though this instance is alive and beating. The instance
+ * keeps trying to end them, all in one fenced statement, with a short backoff,
+ * so a session takes a turn again as soon as the store takes writes. This is
+ * only the fast way: the lease (and the heartbeat, should the instance stop)
+ * still frees them without it.
+ */
+import type { Logger } from "../log.ts";
+import type { Queryable } from "../store/db.ts";
+import { endLostTurns } from "../store/runs.ts";
+
+export interface LostTurn {
+  runId: string;
+  turnId: string;
+}
+
+export interface LostTurns {
+  /** The turn is over here and its run may still be held by it: end it once the store takes writes. */
+  add(turn: LostTurn): void;
+  /** Whether `turnId` is a turn of this instance waiting to be ended. */
+  has(turnId: string): boolean;
+  /** Tries once now to end every waiting turn; true when none waits any more. */
+  flush(): Promise<boolean>;
+  readonly size: number;
+}
+
+/** The first retry comes this soon; each failure doubles the wait, up to the cap. */
+export const LOST_RETRY_FIRST_MS = 25;
+export const LOST_RETRY_MAX_MS = 200;
+
+export function lostTurns(o: { db: Queryable; now: () => Date; logger: Logger }): LostTurns {
+  const waiting = new Map<string, LostTurn>();
+  let looping = false;
+  let attempt: Promise<boolean> | null = null;
+
+  const tryOnce = (): Promise<boolean> => {
+    attempt ??= (async () => {
+      const batch = [...waiting.values()];
+      try {
+        const ended = await endLostTurns(o.db, batch, o.now());
+        // A turn whose run moved on (ended after all, or taken over) needs nothing more either.
+        for (const turn of batch) waiting.delete(turn.turnId);
+        if (ended.length > 0) {
+          o.logger.info("ended turns the store had refused", { runs: ended.length });
+        }
+        return waiting.size === 0;
+      } catch {
+        return false;
+      } finally {
+        attempt = null;
+      }
+    })();
+    return attempt;
+  };
+
+  const loop = async () => {
+    looping = true;
+    try {
+      for (let wait = LOST_RETRY_FIRST_MS; waiting.size > 0;) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = (await tryOnce()) ? LOST_RETRY_FIRST_MS : Math.min(wait * 2, LOST_RETRY_MAX_MS);
+      }
+    } finally {
+      looping = false;
+    }
+  };
+
+  return {
+    add(turn) {
+      waiting.set(turn.turnId, turn);
+      if (!looping) void loop();
+    },
+    has: (turnId) => waiting.has(turnId),
+    flush: () => waiting.size === 0 ? Promise.resolve(true) : tryOnce(),
+    get size() {
+      return waiting.size;
+    },
+  };
+}
