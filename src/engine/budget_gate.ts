@@ -97,6 +97,7 @@ export async function admitModelCall(
   if (t.budgeted === false || !hasPrices(d.routing.model)) {
     return { ok: true, reservation: null };
   }
+  await settleGathered(t);
   const now = t.deps.now();
   const windows = budgetWindows(now);
   const id = t.deps.newId();
@@ -136,5 +137,20 @@ export async function settleModelCall(
     usage.inputTokens ?? 0,
     usage.outputTokens ?? 0,
   ) ?? "0";
-  await settleCall(t.deps.db, { ...reservation, cost, now: t.deps.now() });
+  const settlement = { ...reservation, cost, now: t.deps.now() };
+  // A plaintext turn writes it with its records, in the commit that ends or pauses the turn
+  // (until then its turn holds the run, so the reservation still counts); else at once.
+  if (t.seal === null) (t.records.settlements ??= []).push(settlement);
+  else await settleCall(t.deps.db, settlement);
+}
+
+/**
+ * Settles now what the turn gathered so far: a later call of the same turn is
+ * admitted against the real cost of the earlier ones, not their reservations.
+ */
+async function settleGathered(t: TurnContext): Promise<void> {
+  const pending = t.records.settlements ?? [];
+  if (pending.length === 0) return;
+  t.records.settlements = [];
+  for (const s of pending) await settleCall(t.deps.db, s);
 }

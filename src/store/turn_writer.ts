@@ -21,9 +21,9 @@
 import { ServiceError } from "../core/errors.ts";
 import type { Queryable } from "./db.ts";
 import {
-  type ConversationRecord,
   type RunMove,
   turnDocument,
+  type TurnExtras,
   type TurnRecords,
   turnWriteStatement,
   type TurnWritten,
@@ -37,8 +37,8 @@ export interface TurnWriter {
 interface Pending {
   /** The turn's document as JSON text, made when the turn hands it in. */
   text: string;
-  /** The conversations it answered, written in the same statement. */
-  conversations: readonly ConversationRecord[];
+  /** What the same statement writes beside it: conversations answered, calls settled. */
+  extras: TurnExtras;
   resolve(written: TurnWritten): void;
   reject(error: unknown): void;
 }
@@ -54,7 +54,10 @@ type Answer = { moved: boolean; message_seqs: number[] };
  * it): the group write of one turn costs the server about twice its CPU.
  */
 async function writeAll(db: Queryable, batch: readonly Pending[]): Promise<Answer[]> {
-  const statement = turnWriteStatement(batch.length === 1, batch.flatMap((p) => p.conversations));
+  const statement = turnWriteStatement(batch.length === 1, {
+    conversations: batch.flatMap((p) => p.extras.conversations),
+    settlements: batch.flatMap((p) => p.extras.settlements),
+  });
   if (batch.length === 1) {
     const rows = await db.query<{ w: Answer }>(statement.text, [batch[0].text, ...statement.extra]);
     return [rows[0].w];
@@ -112,7 +115,10 @@ export function turnWriter(db: Queryable): TurnWriter {
       return new Promise<TurnWritten>((resolve, reject) => {
         pending.push({
           text: JSON.stringify(turnDocument(move, records)),
-          conversations: records.conversations ?? [],
+          extras: {
+            conversations: records.conversations ?? [],
+            settlements: records.settlements ?? [],
+          },
           resolve,
           reject,
         });

@@ -27,20 +27,31 @@ export interface ConversationRecord {
   now: Date;
 }
 
+/** A budgeted model call's reservation become its real cost (store/budgets.ts `settleCall`). */
+export interface Settlement {
+  id: string;
+  userId: string;
+  cost: string;
+  now: Date;
+}
+
 export interface TurnRecords {
   messages: TurnMessage[];
   trace: TurnTraceEvent[];
   usage: NewUsageEvent[];
   /** Written with the turn's transition (absent: none). */
   conversations?: ConversationRecord[];
+  /** Written with the turn's transition, so the call's cost and its usage event commit as one. */
+  settlements?: Settlement[];
 }
 
 export function noRecords(): TurnRecords {
-  return { messages: [], trace: [], usage: [], conversations: [] };
+  return { messages: [], trace: [], usage: [], conversations: [], settlements: [] };
 }
 
 export function hasRecords(r: TurnRecords): boolean {
-  return r.messages.length + r.trace.length + r.usage.length + (r.conversations?.length ?? 0) > 0;
+  return r.messages.length + r.trace.length + r.usage.length + (r.conversations?.length ?? 0) +
+      (r.settlements?.length ?? 0) > 0;
 }
 
 /** The conversation rows of turns written together; a later turn's row for a digest wins. */
@@ -57,29 +68,53 @@ export function conversationRows(records: readonly ConversationRecord[]) {
   return [...rows.values()];
 }
 
+/** Beside the turn's own records: what the same statement writes to other tables. */
+export interface TurnExtras {
+  conversations: readonly ConversationRecord[];
+  settlements: readonly Settlement[];
+}
+
 /**
  * The statement that writes turns: the store function of migration 004 (one
- * turn) or 009 (several), with the conversations they answered inserted in
- * the same statement, so in the same commit.
+ * turn) or 009 (several), with the conversations they answered and the
+ * settlements of their budgeted calls in the same statement, so in the same
+ * commit.
  */
-export function turnWriteStatement(
-  one: boolean,
-  conversations: readonly ConversationRecord[] = [],
-) {
+export function turnWriteStatement(one: boolean, extras: Partial<TurnExtras> = {}) {
   const call = one ? "switchyard_write_turn($1::jsonb)" : "switchyard_write_turns($1::jsonb)";
-  if (conversations.length === 0) return { text: `SELECT ${call} AS w`, extra: [] };
-  return {
-    text: `WITH conversations AS (
+  const ctes: string[] = [];
+  const params: string[] = [];
+  const conversations = extras.conversations ?? [];
+  if (conversations.length > 0) {
+    params.push(JSON.stringify(conversationRows(conversations)));
+    ctes.push(`conversations AS (
          INSERT INTO conversation_turns (user_id, digest, session_id, created_at)
          SELECT user_id, digest, session_id, created_at
-         FROM jsonb_to_recordset($2::jsonb)
+         FROM jsonb_to_recordset($${params.length + 1}::jsonb)
            AS c(user_id uuid, digest text, session_id uuid, created_at timestamptz)
          ON CONFLICT (user_id, digest)
            DO UPDATE SET session_id = excluded.session_id, created_at = excluded.created_at
-       )
-       SELECT ${call} AS w`,
-    extra: [JSON.stringify(conversationRows(conversations))],
-  };
+       )`);
+  }
+  const settlements = extras.settlements ?? [];
+  if (settlements.length > 0) {
+    params.push(JSON.stringify(settlements.map((c) => ({
+      id: c.id,
+      user_id: c.userId,
+      amount: c.cost,
+      at: c.now.toISOString(),
+    }))));
+    ctes.push(`settlements AS (
+         INSERT INTO budget_ledger (id, user_id, spent, amount, at)
+         SELECT id, user_id, true, amount, at
+         FROM jsonb_to_recordset($${params.length + 1}::jsonb)
+           AS c(id uuid, user_id uuid, amount numeric, at timestamptz)
+         ON CONFLICT (id) DO UPDATE SET spent = true, amount = excluded.amount, at = excluded.at
+       )`);
+  }
+  const text = ctes.length === 0 ? `SELECT ${call} AS w` : `WITH ${ctes.join(", ")}
+       SELECT ${call} AS w`;
+  return { text, extra: params };
 }
 
 /** A fenced transition of the run out of `running`; does nothing once the turn was superseded. */
@@ -332,7 +367,7 @@ export async function writeTurn(
   move: RunMove | null,
   records: TurnRecords,
 ): Promise<TurnWritten> {
-  const statement = turnWriteStatement(true, records.conversations);
+  const statement = turnWriteStatement(true, records);
   const rows = await db.query<
     { w: { moved: boolean; message_seqs: number[] } }
   >(statement.text, [JSON.stringify(turnDocument(move, records)), ...statement.extra]);
