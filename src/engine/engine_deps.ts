@@ -27,7 +27,8 @@ const cache = new WeakMap<Deps, EngineDeps>();
  * store may still have committed: its turn is lost (nothing will run it), so
  * it is ended too once the store takes writes. A claim refused because the
  * session's run is held by a lost turn of this instance ends it now and claims
- * again, rather than waiting for the retry.
+ * again, rather than waiting for the retry; while the store still refuses,
+ * the claim answers the store's error.
  */
 function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
   return {
@@ -36,12 +37,17 @@ function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
       try {
         claim = await claims.claim(c);
       } catch (error) {
-        const fault = error instanceof ServiceError && error.failure.code === "storage_error";
+        const fault = error instanceof ServiceError &&
+          error.failure.code === "storage_error";
         if (fault) lost.add({ runId: c.runId, turnId: c.turnId });
         throw error;
       }
-      const holder = claim.kind === "in_flight" ? claim.run?.current_turn : null;
-      if (holder == null || !lost.has(holder) || !(await lost.flush())) return claim;
+      const holder = claim.kind === "in_flight"
+        ? claim.run?.current_turn
+        : null;
+      if (holder == null || !lost.has(holder)) return claim;
+      // Still refused: the session waits on the store, not on a turn (storage_error, not 409).
+      await lost.flush();
       return await claims.claim(c);
     },
   };

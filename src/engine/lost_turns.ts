@@ -22,8 +22,8 @@ export interface LostTurns {
   add(turn: LostTurn): void;
   /** Whether `turnId` is a turn of this instance waiting to be ended. */
   has(turnId: string): boolean;
-  /** Tries once now to end every waiting turn; true when none waits any more. */
-  flush(): Promise<boolean>;
+  /** Tries once now to end every waiting turn; throws the store's error when it refuses. */
+  flush(): Promise<void>;
   readonly size: number;
 }
 
@@ -31,10 +31,13 @@ export interface LostTurns {
 export const LOST_RETRY_FIRST_MS = 25;
 export const LOST_RETRY_MAX_MS = 200;
 
-export function lostTurns(o: { db: Queryable; now: () => Date; logger: Logger }): LostTurns {
+export function lostTurns(
+  o: { db: Queryable; now: () => Date; logger: Logger },
+): LostTurns {
   const waiting = new Map<string, LostTurn>();
   let looping = false;
   let attempt: Promise<boolean> | null = null;
+  let refused: unknown = null;
 
   const tryOnce = (): Promise<boolean> => {
     attempt ??= (async () => {
@@ -44,10 +47,13 @@ export function lostTurns(o: { db: Queryable; now: () => Date; logger: Logger })
         // A turn whose run moved on (ended after all, or taken over) needs nothing more either.
         for (const turn of batch) waiting.delete(turn.turnId);
         if (ended.length > 0) {
-          o.logger.info("ended turns the store had refused", { runs: ended.length });
+          o.logger.info("ended turns the store had refused", {
+            runs: ended.length,
+          });
         }
         return waiting.size === 0;
-      } catch {
+      } catch (error) {
+        refused = error;
         return false;
       } finally {
         attempt = null;
@@ -61,7 +67,9 @@ export function lostTurns(o: { db: Queryable; now: () => Date; logger: Logger })
     try {
       for (let wait = LOST_RETRY_FIRST_MS; waiting.size > 0;) {
         await new Promise((resolve) => setTimeout(resolve, wait));
-        wait = (await tryOnce()) ? LOST_RETRY_FIRST_MS : Math.min(wait * 2, LOST_RETRY_MAX_MS);
+        wait = (await tryOnce())
+          ? LOST_RETRY_FIRST_MS
+          : Math.min(wait * 2, LOST_RETRY_MAX_MS);
       }
     } finally {
       looping = false;
@@ -74,7 +82,9 @@ export function lostTurns(o: { db: Queryable; now: () => Date; logger: Logger })
       if (!looping) void loop();
     },
     has: (turnId) => waiting.has(turnId),
-    flush: () => waiting.size === 0 ? Promise.resolve(true) : tryOnce(),
+    async flush() {
+      if (waiting.size > 0 && !(await tryOnce())) throw refused;
+    },
     get size() {
       return waiting.size;
     },
