@@ -42,9 +42,7 @@ function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
         if (fault) lost.add({ runId: c.runId, turnId: c.turnId });
         throw error;
       }
-      const holder = claim.kind === "in_flight"
-        ? claim.run?.current_turn
-        : null;
+      const holder = claim.kind === "in_flight" ? claim.run?.current_turn : null;
       if (holder == null || !lost.has(holder)) return claim;
       // Still refused: the session waits on the store, not on a turn (storage_error, not 409).
       await lost.flush();

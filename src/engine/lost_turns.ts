@@ -67,9 +67,7 @@ export function lostTurns(
     try {
       for (let wait = LOST_RETRY_FIRST_MS; waiting.size > 0;) {
         await new Promise((resolve) => setTimeout(resolve, wait));
-        wait = (await tryOnce())
-          ? LOST_RETRY_FIRST_MS
-          : Math.min(wait * 2, LOST_RETRY_MAX_MS);
+        wait = (await tryOnce()) ? LOST_RETRY_FIRST_MS : Math.min(wait * 2, LOST_RETRY_MAX_MS);
       }
     } finally {
       looping = false;

@@ -10,14 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,10 +22,7 @@ import { openPostgres } from "../../src/store/postgres_driver.ts";
 import type { Db } from "../../src/store/db.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const policy = {
@@ -86,9 +76,7 @@ async function startLoad(
         acknowledged[i].push(r.body.data.message.content);
         lastTaken[i] = performance.now();
       } else {
-        const key = `${r.status} ${r.body?.error?.code ?? ""} ${
-          r.body?.error?.message ?? ""
-        }`;
+        const key = `${r.status} ${r.body?.error?.code ?? ""} ${r.body?.error?.message ?? ""}`;
         refused.set(key, (refused.get(key) ?? 0) + 1);
         await sleep(10);
       }
@@ -171,9 +159,7 @@ if (isRoot) {
         const slowest = await allTakeTurns(load, back);
         const { sessions, acknowledged } = await load.stop();
         console.log(
-          `full disk: every session took a turn ${
-            Math.round(slowest)
-          } ms after space returned; ` +
+          `full disk: every session took a turn ${Math.round(slowest)} ms after space returned; ` +
             `refused: ${JSON.stringify([...load.refused])}`,
         );
         assert.ok(slowest < BACK_WITHIN_MS, `${Math.round(slowest)} ms`);
@@ -210,9 +196,7 @@ function postgresBin(): string | null {
   try {
     const versions = execFileSync("ls", ["/usr/lib/postgresql"]).toString()
       .trim().split("\n");
-    const newest = versions.map(Number).filter((v) =>
-      v > 0
-    ).sort((a, b) => b - a)[0];
+    const newest = versions.map(Number).filter((v) => v > 0).sort((a, b) => b - a)[0];
     return newest === undefined ? null : `/usr/lib/postgresql/${newest}/bin`;
   } catch {
     return null;
@@ -246,8 +230,7 @@ if (isRoot && bin !== null) {
         "--no-sync",
       ]);
       const port = await freePort();
-      const options =
-        `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off`;
+      const options = `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off`;
       // The server's output goes to a file: on a pipe, waiting for pg_ctl would wait for the server.
       const start = () =>
         asPostgres("pg_ctl", [
@@ -295,12 +278,8 @@ if (isRoot && bin !== null) {
         const slowest = await allTakeTurns(load, back);
         const { sessions, acknowledged } = await load.stop();
         console.log(
-          `PostgreSQL restart: every session took a turn ${
-            Math.round(slowest)
-          } ms after the ` +
-            `server accepted connections; refused: ${
-              JSON.stringify([...load.refused])
-            }`,
+          `PostgreSQL restart: every session took a turn ${Math.round(slowest)} ms after the ` +
+            `server accepted connections; refused: ${JSON.stringify([...load.refused])}`,
         );
         assert.ok(slowest < BACK_WITHIN_MS, `${Math.round(slowest)} ms`);
         for (const key of load.refused.keys()) {

@@ -7,23 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { ServiceError } from "../../src/core/errors.ts";
-import {
-  openPgliteThread,
-  type StoreEvent,
-} from "../../src/store/pglite_thread.ts";
+import { openPgliteThread, type StoreEvent } from "../../src/store/pglite_thread.ts";
 import { DISK_FULL_MESSAGE } from "../../src/store/storage_fault.ts";
 
 const isRoot = process.platform === "linux" && process.getuid?.() === 0;
@@ -90,9 +80,7 @@ if (isRoot) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       console.log(
-        `reopened ${
-          Math.round(performance.now() - back)
-        } ms after space returned`,
+        `reopened ${Math.round(performance.now() - back)} ms after space returned`,
       );
       assert.deepEqual(events.slice(-1), ["reopened"]);
       await db.query("UPDATE t SET v = 'after' WHERE id = 1");
