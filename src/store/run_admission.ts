@@ -12,10 +12,12 @@
  */
 import { ServiceError } from "../core/errors.ts";
 import type { Queryable } from "./db.ts";
+import { retryOnConflict } from "./conflict_retry.ts";
 import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
 import { lapsedColumn, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
 import type { HistoryCache } from "./history_cache.ts";
 import { RECALL_LIMIT } from "./memories.ts";
+import { isStorageConflict } from "./storage_fault.ts";
 import { notifySuperseded } from "./supersede_signal.ts";
 import { type NewTraceEvent, traceRecord } from "./traces.ts";
 import { inTransaction, isUniqueViolation } from "./transaction.ts";
@@ -204,16 +206,22 @@ function claimStatement(db: Queryable, call: string): string {
 const BUDGETED =
   "(SELECT coalesce(json_agg(user_id), '[]') FROM user_budgets WHERE user_id = ANY($2::uuid[]))";
 
-/** One claim alone; a null answer when the unique index refused it. */
+/**
+ * One claim alone; a null answer when the unique index refused it. A deadlock
+ * or serialization failure rolled the statement back: it goes again
+ * (conflict_retry.ts).
+ */
 async function claimAlone(
   db: Queryable,
   text: string,
   userId: string | null,
 ): Promise<Answered> {
   try {
-    const rows = await db.query<{ c: ClaimAnswer; b: string[] }>(
-      claimStatement(db, "switchyard_claim_execute($1::jsonb)"),
-      [text, userId === null ? [] : [userId]],
+    const rows = await retryOnConflict(() =>
+      db.query<{ c: ClaimAnswer; b: string[] }>(
+        claimStatement(db, "switchyard_claim_execute($1::jsonb)"),
+        [text, userId === null ? [] : [userId]],
+      )
     );
     return { answer: rows[0].c, budgeted: rows[0].b };
   } catch (error) {
@@ -272,8 +280,10 @@ async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promis
     answers = rows[0].c;
     budgeted = rows[0].b;
   } catch (error) {
-    // As the turn writer does: a fault's outcome is unknown; any other failure is one claim's.
-    if (error instanceof ServiceError) {
+    // As the turn writer does: an outage's outcome is unknown, so every claim gets it. A
+    // deadlock or serialization failure rolled the batch back, and any other failure is one
+    // claim's: each claim goes again alone, answered as alone.
+    if (error instanceof ServiceError && !isStorageConflict(error)) {
       for (const p of batch) p.reject(error);
       return;
     }
@@ -290,7 +300,10 @@ async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promis
  * migration 011), each answered as alone. A claim that finds none in flight
  * goes at once, alone: nothing waits for a timer. Claims of one session in one
  * batch are taken in the order they came, so the later finds the earlier's run
- * in flight, as it would have in two transactions.
+ * in flight, as it would have in two transactions. A batch that loses a
+ * deadlock or serialization failure was rolled back whole: its claims go
+ * again one by one, each alone retried a few times (conflict_retry.ts); a
+ * batch cut by an outage is not, whether it committed being unknown.
  */
 export function executeClaimer(db: Queryable): ExecuteClaimer {
   const pending: PendingClaim[] = [];

@@ -1,4 +1,4 @@
-import { ServiceError } from "../core/errors.ts";
+import { failure, ServiceError } from "../core/errors.ts";
 import { DEADLINE_CODE } from "./statement_deadline.ts";
 
 /**
@@ -59,9 +59,41 @@ export function isDiskFull(error: unknown): boolean {
 export const DISK_FULL_MESSAGE =
   "storage full: the store is out of disk space, try again once space is freed";
 
-/** Rethrows a storage fault as `storage_error` (what failed, never the query or its parameters). */
+/** SQLSTATEs of a statement that lost to a concurrent one: deadlock, serialization failure. */
+const CONFLICT_SQLSTATES = new Set(["40P01", "40001"]);
+
+/** The storage_error a deadlock or serialization failure answers once no retry passed. */
+export const CONFLICT_MESSAGE =
+  "storage conflict: a concurrent statement won a deadlock or serialization failure, try again";
+
+/**
+ * A deadlock or serialization failure: answered `storage_error` like any
+ * fault, but told apart from an outage. The server rolled the statement's
+ * transaction back, so nothing of it committed and a statement that was its
+ * own transaction may go again (conflict_retry.ts); after a lost connection or
+ * a statement past its deadline, whether it committed is unknown.
+ */
+export class StorageConflict extends ServiceError {
+  constructor() {
+    super(failure("storage_error", CONFLICT_MESSAGE));
+  }
+}
+
+/** Whether `error` is a deadlock or serialization failure, raw from a driver or as rethrown below. */
+export function isStorageConflict(error: unknown): boolean {
+  if (error instanceof StorageConflict) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && CONFLICT_SQLSTATES.has(code);
+}
+
+/**
+ * Rethrows a storage fault as `storage_error` (what failed, never the query or
+ * its parameters): a conflict as a `StorageConflict`, so the batch writers can
+ * try it again.
+ */
 export function rethrowStorageFault(error: unknown): never {
   if (isDiskFull(error)) throw ServiceError.of("storage_error", DISK_FULL_MESSAGE);
+  if (isStorageConflict(error)) throw new StorageConflict();
   if (isStorageFault(error)) {
     throw ServiceError.of("storage_error", "storage unavailable: try again shortly");
   }

@@ -13,13 +13,19 @@
  * per turn would do the same without the second attempt, but each would be a
  * subtransaction with an id of its own on every turn, and past 64 of them a
  * transaction's snapshot overflows for every other session of the server: a
- * cost on every batch to spare a rare failure. A storage fault (the database
- * gone, a statement past its deadline) is not retried: whether the batch
- * committed is then unknown, and every turn of it gets the fault, as it would
- * have alone.
+ * cost on every batch to spare a rare failure. A batch that loses a deadlock
+ * or serialization failure (another transaction locking the same sessions in
+ * another order) was rolled back whole as well: its turns go again one by
+ * one, and a turn alone that loses one is tried again a few times
+ * (conflict_retry.ts). Any other storage fault (the database gone, a
+ * statement past its deadline) is not retried: whether the batch committed
+ * is then unknown, and every turn of it gets the fault, as it would have
+ * alone.
  */
 import { ServiceError } from "../core/errors.ts";
+import { retryOnConflict } from "./conflict_retry.ts";
 import type { Queryable } from "./db.ts";
+import { isStorageConflict } from "./storage_fault.ts";
 import {
   type RunMove,
   turnDocument,
@@ -71,18 +77,21 @@ async function writeAll(db: Queryable, batch: readonly Pending[]): Promise<Answe
 
 const written = (a: Answer): TurnWritten => ({ moved: a.moved, messageSeqs: a.message_seqs });
 
+/** One turn alone, again while it loses a deadlock or serialization failure (a few times). */
+const writeAlone = (db: Queryable, p: Pending) =>
+  retryOnConflict(() => writeAll(db, [p])).then((a) => p.resolve(written(a[0])), p.reject);
+
 async function writeBatch(db: Queryable, batch: readonly Pending[]): Promise<void> {
+  if (batch.length === 1) return await writeAlone(db, batch[0]);
   let answers: Answer[];
   try {
     answers = await writeAll(db, batch);
   } catch (error) {
-    if (batch.length === 1 || error instanceof ServiceError) {
+    if (error instanceof ServiceError && !isStorageConflict(error)) {
       for (const p of batch) p.reject(error);
       return;
     }
-    for (const p of batch) {
-      await writeAll(db, [p]).then((a) => p.resolve(written(a[0])), p.reject);
-    }
+    for (const p of batch) await writeAlone(db, p);
     return;
   }
   batch.forEach((p, k) => p.resolve(written(answers[k])));
