@@ -99,48 +99,137 @@ export async function* dumpStore(
   yield `SET session_replication_role = origin;\n${BACKUP_END}`;
 }
 
-/** A dump's statements and COPY blocks, in order, as `restore` replays them. */
+/**
+ * A dump's statements and COPY blocks, in order, as `restore` replays them. A
+ * block's rows come in pieces of whole rows, each about `pieceBytes` (more
+ * only by one row), so what is held at once does not grow with the dump.
+ */
 export type DumpPart =
   | { kind: "sql"; text: string }
-  | { kind: "copy"; statement: string; data: Uint8Array };
+  /** `first`: the block's first piece (an empty table's only one, with no rows). */
+  | { kind: "copy"; statement: string; data: Uint8Array; first: boolean };
 
-/** Splits a dump made by `dumpStore` (its COPY blocks end at a line `\.`). */
-export function* dumpParts(dump: Uint8Array): Generator<DumpPart> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const header = new TextEncoder().encode(BACKUP_HEADER);
-  if (!header.every((byte, i) => dump[i] === byte)) {
+/** About how many bytes of rows one piece of a COPY block holds. */
+export const COPY_PIECE_BYTES = 1024 * 1024;
+
+const HEADER_BYTES = new TextEncoder().encode(BACKUP_HEADER);
+const END_BYTES = new TextEncoder().encode(BACKUP_END);
+/** How many of a file's first and last bytes `checkDumpHead` and `checkDumpTail` read. */
+export const DUMP_HEAD_BYTES = HEADER_BYTES.length;
+export const DUMP_TAIL_BYTES = END_BYTES.length;
+
+const startsWith = (bytes: Uint8Array, prefix: Uint8Array) =>
+  bytes.length >= prefix.length && prefix.every((byte, i) => bytes[i] === byte);
+
+/** Refuses a file whose first bytes are not the backup header. */
+export function checkDumpHead(head: Uint8Array): void {
+  if (!startsWith(head, HEADER_BYTES)) {
     throw new Error("not a Switchyard backup: its first line is not the backup header");
   }
-  const end = new TextEncoder().encode(BACKUP_END);
-  if (!end.every((byte, i) => dump[dump.length - end.length + i] === byte)) {
+}
+
+/** Refuses a file whose last bytes are not the backup's COMMIT (a file cut short). */
+export function checkDumpTail(tail: Uint8Array): void {
+  if (!startsWith(tail.subarray(tail.length - END_BYTES.length), END_BYTES)) {
     throw new Error("the backup is cut short: it does not end with its COMMIT");
   }
-  let sql = "";
+}
+
+function joined(pieces: readonly Uint8Array[], separator?: number): Uint8Array {
+  let length = 0;
+  for (const p of pieces) length += p.length + (separator === undefined ? 0 : 1);
+  const out = new Uint8Array(length);
   let at = 0;
-  while (at < dump.length) {
-    let end = dump.indexOf(10, at);
-    if (end === -1) end = dump.length;
-    const line = decoder.decode(dump.subarray(at, end));
-    at = end + 1;
-    if (!/^COPY .* FROM stdin;$/.test(line)) {
-      sql += line + "\n";
-      continue;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+    if (separator !== undefined) out[at++] = separator;
+  }
+  return out;
+}
+
+/**
+ * The lines of `chunks` (without their "\n"), a chunk's worth at a time, each
+ * checked against the backup's header and end as the bytes go by. A line is a
+ * view of its chunk unless it spans several, so nothing is copied twice.
+ */
+async function* dumpLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array[]> {
+  let head: Uint8Array = new Uint8Array(0);
+  let tail: Uint8Array = new Uint8Array(0);
+  /** A line begun in earlier chunks. */
+  let begun: Uint8Array[] = [];
+  for await (const chunk of chunks) {
+    if (chunk.length === 0) continue;
+    if (head.length < DUMP_HEAD_BYTES) {
+      head = joined([head, chunk.subarray(0, DUMP_HEAD_BYTES - head.length)]);
+      if (head.length === DUMP_HEAD_BYTES) checkDumpHead(head);
     }
-    if (sql.trim() !== "") yield { kind: "sql", text: sql };
-    sql = "";
-    const from = at;
-    for (;;) {
-      if (at >= dump.length) throw new Error("the backup is cut short inside a table's rows");
-      let next = dump.indexOf(10, at);
-      if (next === -1) next = dump.length;
-      const isEnd = next - at === 2 && dump[at] === 92 && dump[at + 1] === 46; // "\."
-      if (isEnd) {
-        yield { kind: "copy", statement: line, data: dump.subarray(from, at) };
-        at = next + 1;
-        break;
+    tail = chunk.length >= DUMP_TAIL_BYTES
+      ? chunk.subarray(chunk.length - DUMP_TAIL_BYTES)
+      : joined([tail, chunk]).slice(-DUMP_TAIL_BYTES);
+    const lines: Uint8Array[] = [];
+    let at = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, at)) {
+      const rest = chunk.subarray(at, end);
+      lines.push(begun.length === 0 ? rest : joined([...begun, rest]));
+      begun = [];
+      at = end + 1;
+    }
+    if (at < chunk.length) begun.push(chunk.subarray(at));
+    if (lines.length > 0) yield lines;
+  }
+  checkDumpHead(head);
+  checkDumpTail(tail);
+  if (begun.length > 0) yield [joined(begun)];
+}
+
+/**
+ * Splits a dump made by `dumpStore`, read as a stream of byte chunks of any
+ * size (its COPY blocks end at a line `\.`). Rows are passed on as the bytes
+ * they are; only the statements between them are decoded, a whole line at a
+ * time, so a character split across two chunks is decoded whole.
+ */
+export async function* dumpParts(
+  chunks: AsyncIterable<Uint8Array>,
+  pieceBytes = COPY_PIECE_BYTES,
+): AsyncGenerator<DumpPart> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let sql = "";
+  /** The COPY block being read, with the rows of its piece so far. */
+  let copy: { statement: string; rows: Uint8Array[]; bytes: number; first: boolean } | null = null;
+  const piece = (): DumpPart => {
+    const part = {
+      kind: "copy" as const,
+      statement: copy!.statement,
+      data: joined(copy!.rows, 10),
+      first: copy!.first,
+    };
+    copy = { ...copy!, rows: [], bytes: 0, first: false };
+    return part;
+  };
+  for await (const lines of dumpLines(chunks)) {
+    for (const line of lines) {
+      if (copy !== null) {
+        if (line.length === 2 && line[0] === 92 && line[1] === 46) { // "\."
+          yield piece();
+          copy = null;
+          continue;
+        }
+        copy.rows.push(line);
+        copy.bytes += line.length + 1;
+        if (copy.bytes >= pieceBytes) yield piece();
+        continue;
       }
-      at = next + 1;
+      const text = decoder.decode(line);
+      if (!/^COPY .* FROM stdin;$/.test(text)) {
+        sql += text + "\n";
+        continue;
+      }
+      if (sql.trim() !== "") yield { kind: "sql", text: sql };
+      sql = "";
+      copy = { statement: text, rows: [], bytes: 0, first: true };
     }
   }
+  if (copy !== null) throw new Error("the backup is cut short inside a table's rows");
   if (sql.trim() !== "") yield { kind: "sql", text: sql };
 }

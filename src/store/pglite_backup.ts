@@ -19,11 +19,20 @@ import {
   renameSync,
   writeSync,
 } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
 import type { PGlite } from "@electric-sql/pglite";
-import { dumpParts, dumpStore } from "./backup.ts";
+import {
+  checkDumpHead,
+  checkDumpTail,
+  COPY_PIECE_BYTES,
+  DUMP_HEAD_BYTES,
+  DUMP_TAIL_BYTES,
+  type DumpPart,
+  dumpParts,
+  dumpStore,
+} from "./backup.ts";
 import { DataDirError, LOCK_FILE, lockDataDir } from "./data_dir.ts";
 import type { Migration } from "./migrations.ts";
 import { createPglite, type PgliteAssets } from "./pglite_driver.ts";
@@ -97,6 +106,54 @@ export async function backupStore(
   }
 }
 
+/** How many bytes `restore` reads from its file at a time. */
+export const READ_CHUNK_BYTES = 64 * 1024;
+
+/** How a restore reads its file: chunk sizes (tests make them small). */
+export interface RestoreReading {
+  /** Bytes read from the file at a time (`READ_CHUNK_BYTES`). */
+  readBytes?: number;
+  /** About how many bytes of a table's rows one COPY statement loads (`COPY_PIECE_BYTES`). */
+  pieceBytes?: number;
+}
+
+/**
+ * The bytes of `file`, `size` at a time. Each chunk is a new array, since the
+ * lines made of it may be kept while the next one is read.
+ */
+async function* fileChunks(file: string, size: number): AsyncGenerator<Uint8Array> {
+  const handle = await open(file, "r");
+  try {
+    for (;;) {
+      const chunk = new Uint8Array(size);
+      const { bytesRead } = await handle.read(chunk, 0, size, null);
+      if (bytesRead === 0) return;
+      yield chunk.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Refuses at once a file that is not a whole backup, by its first and last
+ * bytes, before any directory is touched; the rest is checked as it loads.
+ */
+async function checkBackupFile(file: string): Promise<void> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    const head = new Uint8Array(Math.min(DUMP_HEAD_BYTES, size));
+    await handle.read(head, 0, head.length, 0);
+    checkDumpHead(head);
+    const tail = new Uint8Array(Math.min(DUMP_TAIL_BYTES, size));
+    await handle.read(tail, 0, tail.length, size - tail.length);
+    checkDumpTail(tail);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Whether `dir` holds anything but a released lock. */
 function holdsSomething(dir: string): boolean {
   return existsSync(dir) && readdirSync(dir).some((name) => name !== LOCK_FILE);
@@ -104,15 +161,20 @@ function holdsSomething(dir: string): boolean {
 
 /**
  * Loads the backup `file` into the store's directory `dir`: a directory that
- * holds anything is replaced only with `force`. Returns how many tables.
+ * holds anything is replaced only with `force`. Returns how many tables. The
+ * file is read as a stream, a table's rows loaded a piece at a time, so memory
+ * does not grow with the backup (only with its longest row).
  */
 export async function restoreStore(
   file: string,
   dir: string,
-  o: Options & { force: boolean },
+  o: Options & { force: boolean } & RestoreReading,
 ): Promise<{ tables: number }> {
-  const dump = new Uint8Array(await readFile(file));
-  const parts = [...dumpParts(dump)];
+  await checkBackupFile(file);
+  const parts = dumpParts(
+    fileChunks(file, o.readBytes ?? READ_CHUNK_BYTES),
+    o.pieceBytes ?? COPY_PIECE_BYTES,
+  );
   const target = resolve(dir);
   const existing = existsSync(target) ? await lockDataDir(target) : null;
   const fresh = join(dirname(target), `.${basename(target)}.restoring-${process.pid}`);
@@ -152,22 +214,22 @@ export async function restoreStore(
   }
 }
 
-/** Replays the backup's statements and rows into a new store at `path`. */
-async function load(
-  path: string,
-  parts: ReturnType<typeof dumpParts> extends Generator<infer P> ? P[] : never,
-  o: Options,
-): Promise<number> {
+/**
+ * Replays the backup's statements and rows into a new store at `path`, as
+ * they are read: a table's rows go in by as many COPY statements as it has
+ * pieces, all in the backup's one transaction.
+ */
+async function load(path: string, parts: AsyncIterable<DumpPart>, o: Options): Promise<number> {
   const pg = await createPglite(path, o.assets, { fsync: true });
   try {
     let tables = 0;
-    for (const part of parts) {
+    for await (const part of parts) {
       if (part.kind === "sql") {
         await pg.exec(part.text);
       } else {
         const statement = part.statement.replace(/FROM stdin;$/, "FROM '/dev/blob'");
         await pg.query(statement, [], { blob: new Blob([part.data as Uint8Array<ArrayBuffer>]) });
-        tables++;
+        if (part.first) tables++;
       }
     }
     const [{ newest }] = (await pg.query<{ newest: number }>(

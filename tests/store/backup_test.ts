@@ -13,18 +13,24 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { root, runtimeArgs } from "../../bench/service_process.ts";
-import { BACKUP_HEADER } from "../../src/store/backup.ts";
+import { BACKUP_HEADER, type DumpPart, dumpParts } from "../../src/store/backup.ts";
 import { DataDirError } from "../../src/store/data_dir.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { backupStore, restoreStore } from "../../src/store/pglite_backup.ts";
+import { backupStore, READ_CHUNK_BYTES, restoreStore } from "../../src/store/pglite_backup.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
+import { insertSession } from "../../src/store/sessions.ts";
+import { insertUserWithKey } from "../../src/store/users.ts";
+import { uuidv7 } from "../../src/platform/ids.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { call, signUp } from "../support/app.ts";
 import { createScratchDatabase } from "../support/databases.ts";
 import { dumpDatabase } from "../support/db_dump.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
 import { startFakeProvider } from "../support/fake_provider.ts";
+
+/** How many COPY blocks (tables) a backup has. */
+const countTables = (text: string) => text.match(/^COPY .* FROM stdin;$/gm)?.length ?? 0;
 
 /** Text that COPY's format must escape, and characters beyond ASCII. */
 const AWKWARD = "tab\there, new\nline, back\\slash, \\N, quote ' \" ünïcødé 🚂 \\.";
@@ -122,6 +128,22 @@ describe("backup and restore of the embedded store", () => {
       await db.close();
     }
     assert.deepEqual(readdirSync(work).filter((n) => n.startsWith(".")), [], "nothing left beside");
+  });
+
+  test("read 7 bytes at a time, characters split across reads, every row is back byte for byte", async () => {
+    const target = join(work, "by-sevens");
+    const { tables } = await restoreStore(file, target, {
+      ...options,
+      force: false,
+      readBytes: 7,
+      pieceBytes: 100,
+    });
+    assert.equal(tables, countTables(readFileSync(file, "utf8")));
+    assert.equal(await tableDump(target), before_);
+    // Backed up again, the restored store makes the same file, byte for byte.
+    const again = join(work, "again.sql");
+    await backupStore(target, again, options);
+    assert.ok(readFileSync(again).equals(readFileSync(file)));
   });
 
   test("a directory that holds something is replaced only when forced, whole", async () => {
@@ -237,4 +259,187 @@ describe("backup and restore of the embedded store", () => {
       }
     });
   }
+});
+
+describe("restore reads a backup larger than a read as a stream", () => {
+  let work: string;
+  let store: string;
+  let file: string;
+  let before_: string;
+  /** A message's text longer than a read and than a COPY piece: escapes and 2- and 4-byte characters. */
+  const LONG = "ü🚂\t\\ é".repeat(200_000);
+
+  before(async () => {
+    work = await mkdtemp(join(tmpdir(), "switchyard-backup-large-"));
+    store = join(work, "data");
+    file = join(work, "store.sql");
+    const db = await openPgliteThread(store, { fsync: false });
+    try {
+      await migrate(db);
+      const userId = uuidv7();
+      await insertUserWithKey(db, {
+        id: userId,
+        keyHash: "x",
+        now: new Date(0),
+      });
+      const session = await insertSession(db, {
+        id: uuidv7(),
+        userId,
+        title: LONG.slice(0, 5_000),
+        now: new Date(0),
+      });
+      // Many short rows (a table of several pieces), and a few long ones spanning many reads.
+      await db.query(
+        `INSERT INTO messages (id, session_id, seq, role, content, created_at)
+         SELECT gen_random_uuid(), $1, g, 'user',
+                jsonb_build_object('plaintext', CASE WHEN g % 10000 = 0 THEN $2::text ELSE $3::text || g END),
+                $4::timestamptz + g * interval '1 ms'
+         FROM generate_series(1, 40000) AS g`,
+        [session.id, LONG, `${AWKWARD} row `, new Date(0)],
+      );
+      before_ = await dumpDatabase(db);
+    } finally {
+      await db.close();
+    }
+    await backupStore(store, file, options);
+  });
+  after(() => rm(work, { recursive: true, force: true }));
+
+  test("every row is back byte for byte, the table loaded a piece at a time", async () => {
+    const size = readFileSync(file).length;
+    assert.ok(
+      size > 16 * READ_CHUNK_BYTES,
+      `a backup of ${size} bytes spans many reads`,
+    );
+    const target = join(work, "restored");
+    await restoreStore(file, target, { ...options, force: false });
+    assert.equal(await tableDump(target), before_);
+    const again = join(work, "again.sql");
+    await backupStore(target, again, options);
+    assert.ok(readFileSync(again).equals(readFileSync(file)));
+  });
+});
+
+describe("a backup's parts, read in chunks of any size", () => {
+  /** A backup as dumpStore writes one: statements, COPY blocks of rows (an empty one), its end. */
+  const rows = (n: number, text: string) =>
+    Array.from({ length: n }, (_, k) => `${k}\t${text} ${k}\n`).join("");
+  const escaped = AWKWARD.replaceAll("\\", "\\\\").replaceAll("\t", "\\t")
+    .replaceAll("\n", "\\n");
+  const blocks = [
+    {
+      statement: 'COPY public."a" ("id", "text") FROM stdin;',
+      rows: rows(300, escaped),
+    },
+    { statement: 'COPY public."empty" ("id") FROM stdin;', rows: "" },
+    {
+      statement: 'COPY public."b" ("id", "text") FROM stdin;',
+      rows: rows(3, "🚂".repeat(500)),
+    },
+  ];
+  const sql =
+    `${BACKUP_HEADER}\n-- ünïcødé in a comment 🚂\nBEGIN;\nCREATE TABLE a (id int, text text);\n`;
+  const end = "SELECT pg_catalog.setval('public.\"a_id_seq\"', 3, true);\nCOMMIT;\n";
+  const dump = new TextEncoder().encode(
+    sql + blocks.map((b) => `\n${b.statement}\n${b.rows}\\.\n`).join("") + end,
+  );
+
+  async function* chunked(
+    bytes: Uint8Array,
+    size: number,
+    pulled?: { bytes: number },
+  ) {
+    for (let at = 0; at < bytes.length; at += size) {
+      const chunk = bytes.slice(at, at + size);
+      if (pulled !== undefined) pulled.bytes += chunk.length;
+      yield chunk;
+    }
+  }
+
+  async function collect(parts: AsyncIterable<DumpPart>) {
+    const sqls: string[] = [];
+    const copies: { statement: string; rows: string; pieces: number }[] = [];
+    const decoder = new TextDecoder();
+    for await (const part of parts) {
+      if (part.kind === "sql") {
+        sqls.push(part.text);
+        continue;
+      }
+      if (part.first) {
+        copies.push({ statement: part.statement, rows: "", pieces: 0 });
+      }
+      const copy = copies.at(-1)!;
+      assert.equal(part.statement, copy.statement);
+      copy.rows += decoder.decode(part.data);
+      copy.pieces++;
+    }
+    return { sqls, copies };
+  }
+
+  test("every chunking gives the same statements and the same rows, byte for byte", async () => {
+    const whole = await collect(dumpParts(chunked(dump, dump.length), 1024));
+    assert.deepEqual(
+      whole.copies.map(({ statement, rows }) => ({ statement, rows })),
+      blocks,
+    );
+    assert.equal(
+      whole.sqls.join(""),
+      sql + "\n" + end,
+      "blank lines between tables left out",
+    );
+    assert.ok(whole.copies[0].pieces > 1, "a table of several pieces");
+    assert.equal(
+      whole.copies[1].pieces,
+      1,
+      "an empty table has one empty piece",
+    );
+    for (const size of [1, 2, 3, 5, 7, 64, 1000, 4096]) {
+      assert.deepEqual(
+        await collect(dumpParts(chunked(dump, size), 1024)),
+        whole,
+        `chunks of ${size}`,
+      );
+    }
+  });
+
+  test("a piece holds about pieceBytes of whole rows, and no more is read ahead than a piece and a chunk", async () => {
+    const pulled = { bytes: 0 };
+    const chunk = 100;
+    let given = 0;
+    for await (const part of dumpParts(chunked(dump, chunk, pulled), 1024)) {
+      if (part.kind === "sql") {
+        given += new TextEncoder().encode(part.text).length;
+        continue;
+      }
+      assert.ok(
+        part.data.length < 1024 + 2000,
+        "a piece is about pieceBytes, a row more at most",
+      );
+      if (part.data.length > 0) {
+        assert.equal(part.data.at(-1), 10, "whole rows");
+      }
+      given += part.data.length + (part.first ? part.statement.length + 1 : 0);
+      assert.ok(
+        pulled.bytes - given < 1024 + 2000 + 2 * chunk,
+        `${pulled.bytes - given} read ahead`,
+      );
+    }
+  });
+
+  test("a file cut short, cut inside a table's rows or not a backup is refused", async () => {
+    const refused = (bytes: Uint8Array) => collect(dumpParts(chunked(bytes, 7)));
+    await assert.rejects(
+      refused(dump.subarray(0, dump.length - 3)),
+      /cut short/,
+    );
+    const inRows = new TextEncoder().encode(
+      `${BACKUP_HEADER}\nCOPY public."a" ("id") FROM stdin;\n1\nCOMMIT;\n`,
+    );
+    await assert.rejects(refused(inRows), /cut short inside a table's rows/);
+    await assert.rejects(
+      refused(new TextEncoder().encode("SELECT 1;\n")),
+      /not a Switchyard backup/,
+    );
+    await assert.rejects(refused(new Uint8Array(0)), /not a Switchyard backup/);
+  });
 });
