@@ -1,9 +1,12 @@
 /**
  * A backup of the embedded store is a logical dump in PostgreSQL's plain SQL
  * format, the one `psql` loads: the migrations the store has applied (the
- * schema is their SQL), then every table's rows as `COPY … FROM stdin` in
- * PostgreSQL's own text format, then the identity sequences, all in one
- * transaction with triggers and foreign-key checks off while rows go in.
+ * schema is their SQL), then its functions as it has them (the repeatable
+ * definitions it applied after those migrations, as `pg_get_functiondef`
+ * prints them: exactly what the store ran, whichever version applied them),
+ * then every table's rows as `COPY … FROM stdin` in PostgreSQL's own text
+ * format (`schema_repeatables` among them), then the identity sequences, all
+ * in one transaction with triggers and foreign-key checks off while rows go in.
  *
  * A copy of the data directory (PGlite's `dumpDataDir`) would be faster to
  * make and restore, but it loads only into the same PostgreSQL major version
@@ -13,7 +16,7 @@
  * the text format keeps every value exactly.
  */
 import type { Migration } from "./migrations.ts";
-import { MIGRATIONS_TABLE } from "./migrate.ts";
+import { MIGRATIONS_TABLE, REPEATABLES_TABLE } from "./migrate.ts";
 
 /** The first line of every backup; `restore` refuses a file without it. */
 export const BACKUP_HEADER = "-- Switchyard backup of the embedded store";
@@ -60,6 +63,15 @@ export async function* dumpStore(
      WHERE n.nspname = 'public' AND c.relkind = 'r'
      GROUP BY c.relname ORDER BY c.relname`,
   );
+  const functions = await source.query<{ definition: string }>(
+    `SELECT pg_get_functiondef(p.oid) AS definition
+     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'public' AND p.prokind = 'f'
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                       WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                         AND d.deptype = 'e')
+     ORDER BY p.oid::regprocedure::text`,
+  );
   const sequences = await source.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND c.relkind = 'S' ORDER BY c.relname`,
@@ -75,12 +87,15 @@ export async function* dumpStore(
     "SET search_path = public;",
     "BEGIN;",
     MIGRATIONS_TABLE + ";",
+    REPEATABLES_TABLE + ";",
     "",
   ].join("\n");
   for (const { version } of applied) {
     const m = known.get(version)!;
     yield `-- migration ${m.name}\n${m.sql.trimEnd()}\n\n`;
   }
+  yield "-- functions as the store has them\n";
+  for (const f of functions) yield `${f.definition.trimEnd()};\n\n`;
   // Rows exactly as they were: no trigger fires and no foreign key is checked while they go in.
   yield "SET session_replication_role = replica;\n";
   for (const t of tables) {

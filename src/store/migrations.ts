@@ -15,6 +15,12 @@ import m012 from "../../migrations/012_named_policies.sql" with { type: "text" }
 import m013 from "../../migrations/013_conversation_turns.sql" with { type: "text" };
 import m014 from "../../migrations/014_budgets.sql" with { type: "text" };
 import m015 from "../../migrations/015_keys_and_operator.sql" with { type: "text" };
+import fInstances from "../../migrations/functions/instances.sql" with { type: "text" };
+import fSessions from "../../migrations/functions/sessions.sql" with { type: "text" };
+import fTurnReads from "../../migrations/functions/turn_reads.sql" with { type: "text" };
+import fTurnWrites from "../../migrations/functions/turn_writes.sql" with { type: "text" };
+import fClaims from "../../migrations/functions/claims.sql" with { type: "text" };
+import fBudgets from "../../migrations/functions/budgets.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -38,4 +44,28 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: "013_conversation_turns", sql: m013 },
   { version: 14, name: "014_budgets", sql: m014 },
   { version: 15, name: "015_keys_and_operator", sql: m015 },
+];
+
+/**
+ * A repeatable definition: `CREATE OR REPLACE` of the current version of a
+ * family of functions, applied after the numbered migrations whenever its
+ * content changes (migrate.ts). The numbered files keep the definitions they
+ * once made, as history: they are what a database of their time ran.
+ */
+export interface Repeatable {
+  name: string;
+  sql: string;
+}
+
+/**
+ * In the order they are applied: a `LANGUAGE sql` body is checked when it is
+ * created, so a family comes after the ones it calls (budgets call instances').
+ */
+export const REPEATABLES: readonly Repeatable[] = [
+  { name: "functions/instances", sql: fInstances },
+  { name: "functions/sessions", sql: fSessions },
+  { name: "functions/turn_reads", sql: fTurnReads },
+  { name: "functions/turn_writes", sql: fTurnWrites },
+  { name: "functions/claims", sql: fClaims },
+  { name: "functions/budgets", sql: fBudgets },
 ];

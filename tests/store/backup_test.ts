@@ -25,7 +25,7 @@ import { uuidv7 } from "../../src/platform/ids.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { call, signUp } from "../support/app.ts";
 import { createScratchDatabase } from "../support/databases.ts";
-import { dumpDatabase } from "../support/db_dump.ts";
+import { dumpDatabase, functionDefinitions } from "../support/db_dump.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
 import { startFakeProvider } from "../support/fake_provider.ts";
 
@@ -46,11 +46,21 @@ async function tableDump(path: string): Promise<string> {
   }
 }
 
+async function functionDump(path: string): Promise<Record<string, string>> {
+  const db = await openPgliteThread(path, { fsync: false });
+  try {
+    return await functionDefinitions(db);
+  } finally {
+    await db.close();
+  }
+}
+
 describe("backup and restore of the embedded store", () => {
   let work: string;
   let store: string;
   let file: string;
   let before_: string;
+  let functions: Record<string, string>;
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), "switchyard-backup-"));
@@ -92,6 +102,8 @@ describe("backup and restore of the embedded store", () => {
       );
       for (const c of counts) assert.ok(c.n >= 3, `${c.name}: ${c.n} rows`);
       before_ = await dumpDatabase(db);
+      functions = await functionDefinitions(db);
+      assert.ok(Object.keys(functions).length >= 10, "the store has its functions");
       assert.ok(before_.includes(JSON.stringify(`${AWKWARD} answer 2.1`).slice(1, -1)));
     } finally {
       await db.close();
@@ -115,6 +127,7 @@ describe("backup and restore of the embedded store", () => {
     const target = join(work, "restored");
     await restoreStore(file, target, { ...options, force: false });
     assert.equal(await tableDump(target), before_);
+    assert.deepEqual(await functionDump(target), functions);
     // A working store: nothing left to migrate, and its identity columns go on from where they were.
     const db = await openPgliteThread(target, { fsync: false });
     try {
@@ -251,6 +264,7 @@ describe("backup and restore of the embedded store", () => {
         try {
           await db.query("SET TimeZone = 'UTC'");
           assert.equal(await dumpDatabase(db), before_);
+          assert.deepEqual(await functionDefinitions(db), functions);
         } finally {
           await db.close();
         }

@@ -16,3 +16,14 @@ export async function dumpDatabase(db: Queryable): Promise<string> {
   }
   return parts.join("\n");
 }
+
+/** Every Switchyard function of the schema, by signature, as `pg_get_functiondef` prints it. */
+export async function functionDefinitions(db: Queryable): Promise<Record<string, string>> {
+  const rows = await db.query<{ signature: string; definition: string }>(
+    `SELECT p.oid::regprocedure::text AS signature, pg_get_functiondef(p.oid) AS definition
+     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'public' AND p.proname LIKE 'switchyard\\_%'
+     ORDER BY 1`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.signature, r.definition]));
+}
