@@ -10,7 +10,7 @@ type Sql = postgres.Sql | postgres.TransactionSql;
  * How long a request waits for a connection when the server is down or
  * restarting (postgres.js retries within it), before answering storage_error.
  */
-const CONNECT_TIMEOUT_S = 5;
+export const CONNECT_TIMEOUT_S = 5;
 /** Idle pooled connections are closed: one a restart or a proxy cut silently is not kept. */
 const IDLE_TIMEOUT_S = 60;
 
