@@ -14,6 +14,7 @@ import {
 import { insertSession } from "../../src/store/sessions.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
+import { promptClaim } from "../support/prompt_claim.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
 
@@ -30,36 +31,7 @@ function turnClaim(
   text: string,
   cache = new HistoryCache(),
 ): ExecuteClaimRequest {
-  const runId = uuidv7();
-  const turnId = uuidv7();
-  return {
-    sessionId: session.id,
-    runId,
-    turnId,
-    instance: "i1",
-    now: T0,
-    runInput: { text },
-    records: {
-      messages: [{
-        id: uuidv7(),
-        sessionId: session.id,
-        runId,
-        role: "user",
-        content: { plaintext: text },
-        now: T0,
-      }],
-      trace: [{
-        sessionId: session.id,
-        traceId: turnId,
-        eventType: "message",
-        payload: { plaintext: { role: "user", seq: 0 } },
-        messageIndex: 0,
-        now: T0,
-      }],
-      usage: [],
-    },
-    read: { userId: session.userId, cache },
-  };
+  return { ...promptClaim(session.id, text, T0), read: { userId: session.userId, cache } };
 }
 
 type Claimed = Extract<ExecuteClaim, { kind: "claimed" }>;

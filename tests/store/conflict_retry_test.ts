@@ -19,7 +19,6 @@ import {
   claimForExecute,
   type ExecuteClaim,
   executeClaimer,
-  type ExecuteClaimRequest,
 } from "../../src/store/run_admission.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import {
@@ -32,6 +31,7 @@ import { turnWriter } from "../../src/store/turn_writer.ts";
 import type { RunMove, TurnRecords } from "../../src/store/turn_writes.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
+import { promptClaim } from "../support/prompt_claim.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
 
@@ -141,37 +141,7 @@ async function sessionsInLockOrder(db: Queryable, n: number) {
 }
 
 /** A claim with its prompt and the prompt's trace event. */
-function turnClaim(session: { id: string }, text: string): ExecuteClaimRequest {
-  const runId = uuidv7();
-  const turnId = uuidv7();
-  return {
-    sessionId: session.id,
-    runId,
-    turnId,
-    instance: "i1",
-    now: T0,
-    runInput: { text },
-    records: {
-      messages: [{
-        id: uuidv7(),
-        sessionId: session.id,
-        runId,
-        role: "user",
-        content: { plaintext: text },
-        now: T0,
-      }],
-      trace: [{
-        sessionId: session.id,
-        traceId: turnId,
-        eventType: "message",
-        payload: { plaintext: { role: "user", seq: 0 } },
-        messageIndex: 0,
-        now: T0,
-      }],
-      usage: [],
-    },
-  };
-}
+const turnClaim = (session: { id: string }, text: string) => promptClaim(session.id, text, T0);
 
 type Claimed = Extract<ExecuteClaim, { kind: "claimed" }>;
 
