@@ -73,10 +73,18 @@ describe("session title and scope", () => {
     );
   });
 
+  test("an encrypted session's key_id has the same bound: 1,000 characters pass and come back, 1,001 are refused", async () => {
+    const ok = await create({ title: "t", key_id: exactly });
+    assert.equal(ok.status, 201);
+    assert.equal(ok.body.session.key_id, exactly);
+    assertTooLong(await create({ title: "t", key_id: over }), "key_id", MAX_SESSION_TEXT + 1);
+  });
+
   test("a refused create stores nothing", async () => {
     const before = (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).body;
     await create({ title: over });
     await create({ title: "t", scope: over });
+    await create({ title: "t", key_id: over });
     const after = (await call(app, "GET", "/api/v1/sessions", { token: alice.token })).body;
     assert.equal(after.sessions.length, before.sessions.length);
   });

@@ -40,11 +40,18 @@ export async function liveSession(ctx: RequestContext): Promise<SessionRow> {
 
 /** A session's `title` or `scope`: at most 1,000 code points (decisions.md §2). */
 const SessionText = boundedText(MAX_SESSION_TEXT);
+/**
+ * An encrypted session's `key_id`: every list returns it too, so it has the
+ * same bound as the title (a key's name is far shorter).
+ */
+const KeyId = SessionText.narrow((text, ctx) =>
+  text.length > 0 || ctx.reject({ expected: "a non-empty string" })
+);
 
 const CreateSession = object({
   title: SessionText,
   "scope?": SessionText,
-  "key_id?": "string > 0",
+  "key_id?": KeyId,
 });
 
 export const createSession: Endpoint = {
