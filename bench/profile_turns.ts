@@ -4,7 +4,7 @@
  * 20 ms) while the CPU profiler samples, and prints the top functions by
  * self time. `deno task bench:profile [pglite|postgres] [top] [turns|depth|preview|alloc|streams]`:
  * `preview` drives previews at 32 clients instead; `streams` opens N streamed
- * turns at once (a fourth argument, 512 by default) against a fake provider
+ * turns evenly over STREAM_RAMP_MS (a fourth argument, 512 by default) against a fake provider
  * process pacing its deltas as `bench:peers` does, after the same number read
  * from that provider directly (the floor), and prints both added per-frame p99; with
  * `depth`, one session's turns 150–199, one at a time, are profiled and set
@@ -20,7 +20,7 @@ import { executeTurn, measureThroughput, startTurnService } from "./turn_http.ts
 import { closedLoop, forMs, STREAM_PACE, streams } from "./peers/load.ts";
 import { directTarget, previewCall, serviceTarget } from "./peers/targets.ts";
 import { startProviderProcess } from "./peers/provider_process.ts";
-import { cpuMs } from "./peers/proc.ts";
+import { cpuMs, mainThreadCpuMs, threadCpuMs } from "./peers/proc.ts";
 import { startServiceClient, type TurnService } from "./turn_http.ts";
 
 const INSPECT_PORT = 9329;
@@ -209,36 +209,60 @@ async function printAllocations(cdp: Awaited<ReturnType<typeof inspector>>) {
   }
 }
 
-/** N streams at once, warmed by a first round, profiled; the provider read directly beside them. */
+/** N streams opened over the ramp, warmed by a first round, profiled; the provider read directly beside them. */
 async function printStreamsProfile(profiled: Profiled) {
   const n = Number(Deno.args[3] ?? 512);
   const provider = streamProvider!;
   await provider.setPace({ delayMs: 0, chunks: 5, chunkGapMs: 0 });
   await executeTurn(s, await s.newSession());
   const body = await provider.lastBody();
-  await provider.setPace(STREAM_PACE);
+  // BENCH_STREAM_CHUNKS=2 leaves little but each stream's start and end in the profile.
+  await provider.setPace({
+    ...STREAM_PACE,
+    chunks: Number(process.env.BENCH_STREAM_CHUNKS ?? STREAM_PACE.chunks),
+  });
   const service = serviceTarget(`service, ${store}`, s);
   const floor = await streams(directTarget(provider.pid, provider.url, body), n);
   await streams(service, Math.min(n, 128)); // warm-up
   let level!: Awaited<ReturnType<typeof streams>>;
   const cpuBefore = cpuMs(s.pid);
+  const mainBefore = mainThreadCpuMs(s.pid);
+  const threadsBefore = threadCpuMs(s.pid);
   const nodes = await profiled(async () => {
     level = await streams(service, n);
   });
   const cpu = cpuMs(s.pid) - cpuBefore;
+  const main = mainThreadCpuMs(s.pid) - mainBefore;
+  const threads = [...threadCpuMs(s.pid)]
+    .map(([name, ms]) => [name, (ms - (threadsBefore.get(name) ?? 0)) / n] as const)
+    .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]);
   console.log(
     `\n${store}: ${n} streams, ${level.stallFree} stall-free, ${level.failed} failed; added per-frame p99 ${
       level.addedGapP99.toFixed(1)
     } ms (provider read directly: ${floor.addedGapP99.toFixed(1)} ms); first delta p50 ${
       level.firstDeltaP50.toFixed(1)
-    } ms; service CPU ${(cpu / n).toFixed(2)} ms per stream (all threads)\n`,
+    } ms; service CPU ${(cpu / n).toFixed(2)} ms per stream (all threads), ${
+      (main / n).toFixed(2)
+    } ms on the main thread\n`,
+  );
+  console.log(
+    `CPU ms per stream by thread: ${
+      threads.map(([t, ms]) => `${t} ${ms.toFixed(2)}`).join(", ")
+    }\n`,
   );
   if (nodes.length === 0) return;
   console.log("| self % | area |\n|---:|---|");
   for (const a of areaTimes(nodes)) console.log(`| ${(a.share * 100).toFixed(1)} | ${a.name} |`);
-  console.log("\n| self % | function |\n|---:|---|");
-  for (const f of selfTimes(nodes).slice(0, top)) {
-    console.log(`| ${(f.share * 100).toFixed(1)} | \`${f.name}\` |`);
+  // The profile's whole span (the sum of its sample gaps), shared out by each function's samples.
+  const spanMs = lastSamples.timeDeltas.reduce((a, b) => a + b, 0) / 1000;
+  const msPerStream = (share: number) => (share * spanMs / n).toFixed(3);
+  const busy = selfTimes(nodes).filter((f) => f.name !== "(idle)");
+  console.log(
+    `\nmain thread busy ${msPerStream(busy.reduce((a, f) => a + f.share, 0))} ms per stream\n`,
+  );
+  console.log("| self % | self ms per stream | function |\n|---:|---:|---|");
+  for (const f of busy.slice(0, top)) {
+    console.log(`| ${(f.share * 100).toFixed(1)} | ${msPerStream(f.share)} | \`${f.name}\` |`);
   }
   printBusyStretches(nodes);
 }

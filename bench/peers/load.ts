@@ -115,8 +115,14 @@ export async function throughput(
   };
 }
 
-/** The provider's pace while streams run: CHUNKS deltas GAP_MS apart. */
-export const STREAM_PACE = { delayMs: 0, chunks: 20, chunkGapMs: 100 };
+/** The provider's pace while streams run: CHUNKS deltas GAP_MS apart (10 s of deltas). */
+export const STREAM_PACE = { delayMs: 0, chunks: 100, chunkGapMs: 100 };
+/**
+ * Streams are opened evenly over this long, so most frames of running streams
+ * arrive while others start: a start that holds the main thread shows in the
+ * per-frame delay of the streams already running.
+ */
+export const STREAM_RAMP_MS = 1024;
 /** A stream stalls when two of its frames arrive further apart than this. */
 export const STALL_MS = 1000;
 
@@ -133,11 +139,20 @@ export interface StreamLevel {
   seconds: number;
 }
 
-export async function streams(target: Target, n: number): Promise<StreamLevel> {
+export async function streams(
+  target: Target,
+  n: number,
+  rampMs = STREAM_RAMP_MS,
+): Promise<StreamLevel> {
   const conversations = await target.conversations(n);
   const start = performance.now();
   const outcomes = await Promise.allSettled(
-    conversations.map((c) => target.streamed(c)),
+    conversations.map(async (c, i) => {
+      const at = start + i * rampMs / n;
+      const wait = at - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return target.streamed(c);
+    }),
   );
   const seconds = (performance.now() - start) / 1000;
   const firsts: number[] = [];

@@ -3,7 +3,7 @@
  * concurrent streams. Each prints its table once measured.
  */
 import { type Bench, type Memory, progress, type Results } from "./context.ts";
-import { STREAM_PACE, streams, throughput } from "./load.ts";
+import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput } from "./load.ts";
 import { failures, ms, printTable, ratio, whole } from "./report.ts";
 
 export async function throughputSection(b: Bench, r: Results): Promise<void> {
@@ -59,7 +59,7 @@ export async function streamsSection(b: Bench, r: Results): Promise<void> {
   // The provider read directly comes first: the floor of what this machine can measure.
   for (const t of [b.direct, b.portkey, ...b.services.map((s) => s.target)]) {
     for (const n of b.options.streamLevels) {
-      progress(`streams: ${t.name}, ${n} at once …`);
+      progress(`streams: ${t.name}, ${n} over ${STREAM_RAMP_MS} ms …`);
       const level = await streams(t, n);
       r.streams.set(`${t.name}@${n}`, level);
       const theirs = r.streams.get(`${b.portkey.name}@${n}`)!;
@@ -81,7 +81,7 @@ export async function streamsSection(b: Bench, r: Results): Promise<void> {
   }
   await b.provider.setPace({ delayMs: 0, chunks: 5, chunkGapMs: 0 });
   printTable(
-    `4. Concurrent streams, all opened at once; the provider streams ${STREAM_PACE.chunks} deltas ${STREAM_PACE.chunkGapMs} ms apart. Stall-free: completed with no two frames over 1 s apart. Per-frame delay: delta-to-delta gap at the client minus the provider's ${STREAM_PACE.chunkGapMs} ms. First delta: from sending the request to the first text delta (Portkey holds every stream's first chunk about 25 ms on purpose). The fake provider read directly, with nothing between, is the floor: the delay that the load generator and the provider add on this machine by themselves`,
+    `4. Concurrent streams, opened evenly over ${STREAM_RAMP_MS} ms; the provider streams ${STREAM_PACE.chunks} deltas ${STREAM_PACE.chunkGapMs} ms apart. Stall-free: completed with no two frames over 1 s apart. Per-frame delay: delta-to-delta gap at the client minus the provider's ${STREAM_PACE.chunkGapMs} ms. First delta: from sending the request to the first text delta (Portkey holds every stream's first chunk about 25 ms on purpose). The fake provider read directly, with nothing between, is the floor: the delay that the load generator and the provider add on this machine by themselves`,
     [
       "target",
       "streams",

@@ -12,6 +12,28 @@ export function cpuMs(pid: number): number {
   return statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
 }
 
+/** User plus system CPU time of the process's main thread (the JavaScript event loop), in ms. */
+export function mainThreadCpuMs(pid: number): number {
+  return statCpuMs(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8"));
+}
+
+/** CPU time (ms) of each of the process's threads, by `name tid`. */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      out.set(
+        `${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))} ${tid}`,
+        statCpuMs(stat),
+      );
+    } catch {
+      // The thread ended while the list was read.
+    }
+  }
+  return out;
+}
+
 function statCpuMs(stat: string): number {
   // Fields after the command name, which sits in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -29,7 +29,7 @@ export interface Target {
   streamed(conversation: string): Promise<StreamTrace>;
 }
 
-/** A 2 s answer not done in a minute is a failure, not a data point worth waiting for. */
+/** A 10 s answer not done in a minute is a failure, not a data point worth waiting for. */
 const STREAM_TIMEOUT_MS = 60_000;
 const blanks = (count: number) => Promise.resolve(Array.from({ length: count }, () => ""));
 

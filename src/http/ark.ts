@@ -36,7 +36,7 @@ class JsonObject {
   }
 }
 
-const PlainObject = type.instanceOf(JsonObject).describe("an object");
+export const PlainObject = type.instanceOf(JsonObject).describe("an object");
 
 /**
  * arktype's `type` for an object definition, refusing arrays: arktype's object

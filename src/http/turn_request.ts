@@ -5,7 +5,7 @@
  * core/request_checks.ts. Intents and efforts are plain strings in the schema
  * so that a bad one gets its own code (`unknown_intent`, `unknown_effort`).
  */
-import { object, scope, type } from "./ark.ts";
+import { object, PlainObject, scope, type } from "./ark.ts";
 import { type ErrorCode, fail, type Outcome } from "../core/errors.ts";
 import { CAPABILITIES } from "../core/model.ts";
 import { checkTurnRequest } from "../core/request_checks.ts";
@@ -109,7 +109,7 @@ const Attachments = object({
   available_skills: Named.array().default(emptyList),
 });
 
-const TurnRequestShape = object({
+const requestFields = {
   input: TurnInput,
   workspace: Workspace.default(() => Workspace.assert({})),
   policy: Policy.default(() => Policy.assert({})),
@@ -120,7 +120,13 @@ const TurnRequestShape = object({
     invoked_skills: [],
     available_skills: [],
   })),
-}).onDeepUndeclaredKey("delete");
+};
+
+const TurnRequestShape = object(requestFields).onDeepUndeclaredKey("delete");
+
+/** The same request with its policy taken as it is: one validated before (see `knownPolicies`). */
+const KnownPolicyShape = object({ ...requestFields, policy: PlainObject })
+  .onDeepUndeclaredKey("delete");
 
 /**
  * The schema as requests use it: it fills defaults into the parsed body and
@@ -132,6 +138,53 @@ const TurnRequestShape = object({
 export const TurnRequestSchema = scope({}, { clone: false }).type(
   TurnRequestShape as never,
 ) as unknown as typeof TurnRequestShape;
+
+const KnownPolicySchema = scope({}, { clone: false }).type(
+  KnownPolicyShape as never,
+) as unknown as typeof KnownPolicyShape;
+
+/**
+ * Policies that passed the schema, as it left them (defaults filled in,
+ * unknown fields gone), as JSON text keyed by the JSON text of the policy the
+ * body carried. A client sends the same policy with every turn, and its
+ * validation was most of a turn start's: with a policy found here, only the
+ * rest of the body is validated and the policy is a fresh copy of the one
+ * validated before (JSON in, JSON out: the same policy in gives the same
+ * request out). The oldest entry goes first; large policies are not kept.
+ */
+const knownPolicies = new Map<string, string>();
+const KNOWN_POLICIES = 64;
+const KNOWN_POLICY_MAX_CHARS = 16 * 1024;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The body validated by the schema; unknown fields deleted and defaults filled in place. */
+function validated(body: unknown): ReturnType<typeof TurnRequestSchema> {
+  const policy = isPlainObject(body) ? body.policy : undefined;
+  if (!isPlainObject(policy)) return TurnRequestSchema(body);
+  const key = JSON.stringify(policy);
+  if (key.length > KNOWN_POLICY_MAX_CHARS) return TurnRequestSchema(body);
+  const known = knownPolicies.get(key);
+  if (known === undefined) {
+    const out = TurnRequestSchema(body);
+    if (out instanceof type.errors) return out;
+    if (knownPolicies.size >= KNOWN_POLICIES) {
+      knownPolicies.delete(knownPolicies.keys().next().value!);
+    }
+    const text = JSON.stringify(out.policy);
+    knownPolicies.set(key, text);
+    // The copy a later request gets, here too, so the first request is no different.
+    (out as Record<string, unknown>).policy = JSON.parse(text);
+    return out;
+  }
+  const out = KnownPolicySchema(body);
+  if (out instanceof type.errors) return out;
+  // In place, where the body had it: the request's fields keep their order.
+  (out as Record<string, unknown>).policy = JSON.parse(known);
+  return out as ReturnType<typeof TurnRequestSchema>;
+}
 
 /**
  * The most specific code for a shape failure (decisions.md §2). A field that
@@ -155,7 +208,7 @@ function codeForIssue(issue: { path: readonly PropertyKey[]; code: string }): Er
  * in. The body becomes that request: unknown fields are deleted from it.
  */
 export function parseTurnRequest(body: unknown): Outcome<TurnRequest> {
-  const out = TurnRequestSchema(body);
+  const out = validated(body);
   if (out instanceof type.errors) {
     const issues = out.map((e) => ({ path: formatPath(e.path), message: e.message }));
     const first = issues[0];
