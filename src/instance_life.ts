@@ -1,15 +1,19 @@
 /**
  * An instance's life beside its requests: at start it joins the instances
  * (cutting the runs of those that are gone) and beats its row every second,
- * so its claims outlive it by seconds at most (store/instances.ts); on a
+ * so its claims outlive it by seconds at most (store/instances.ts); on
+ * PostgreSQL it holds its liveness lock from before it joins until it has
+ * left, so a crash frees its claims at once (store/liveness_lock.ts); on a
  * shutdown it drains: no new turns, running ones get `shutdown_grace_ms` to
- * finish, what is left is cut like a `break`, and its row is removed.
+ * finish, what is left is cut like a `break`, its row is removed, and its
+ * lock released.
  */
 import { failure } from "./core/errors.ts";
 import type { TurnWatcher } from "./engine/turn_watch.ts";
 import type { Logger } from "./log.ts";
 import type { Queryable } from "./store/db.ts";
 import { beat, HEARTBEAT_EVERY_MS, joinInstances, leave } from "./store/instances.ts";
+import type { LivenessLock } from "./store/liveness_lock.ts";
 import { isStorageFault } from "./store/storage_fault.ts";
 
 /** How long cut turns get to write what they produced and end their streams. */
@@ -26,14 +30,22 @@ export async function startInstance(o: {
   instance: string;
   /** The embedded store: this is the only instance, so every other claim is stale. */
   sole: boolean;
+  /** On PostgreSQL: the lock this instance holds for its life, already taken; closed by `drain`. */
+  livenessLock?: LivenessLock;
   watcher: TurnWatcher;
   now: () => Date;
   logger: Logger;
 }): Promise<InstanceLife> {
-  const cut = await joinInstances(o.db, { instance: o.instance, now: o.now(), sole: o.sole });
+  const key = o.livenessLock?.key ?? null;
+  const cut = await joinInstances(o.db, {
+    instance: o.instance,
+    now: o.now(),
+    sole: o.sole,
+    livenessLock: key,
+  });
   if (cut > 0) o.logger.info("cut the turns of stopped instances", { runs: cut });
   const timer = setInterval(() => {
-    beat(o.db, o.instance, o.now()).catch((error) =>
+    beat(o.db, o.instance, o.now(), key).catch((error) =>
       o.logger.warn("heartbeat failed", { error: (error as Error)?.name })
     );
   }, HEARTBEAT_EVERY_MS);
@@ -53,7 +65,11 @@ export async function startInstance(o: {
         await o.watcher.settled(CUT_SETTLE_MS);
       }
       clearInterval(timer);
-      await leave(o.db, o.instance);
+      try {
+        await leave(o.db, o.instance);
+      } finally {
+        await o.livenessLock?.close();
+      }
     },
   };
 }

@@ -19,6 +19,7 @@ import { backupStore, restoreStore } from "./store/pglite_backup.ts";
 import { HistoryCache } from "./store/history_cache.ts";
 import { DataDirError } from "./store/data_dir.ts";
 import { openStore } from "./store/open.ts";
+import { holdLivenessLock } from "./store/liveness_lock.ts";
 import { openSupersedeSignals } from "./store/supersede_signal.ts";
 import type { PgliteAssets } from "./store/pglite_driver.ts";
 import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
@@ -151,10 +152,16 @@ export async function startService(
     draining: () => draining(),
   };
   const engine = engineDeps(deps);
+  // Taken before the instance joins: its row names it (store/liveness_lock.ts).
+  const livenessLock = config.databaseUrl === undefined ? undefined : await holdLivenessLock(
+    config.databaseUrl,
+    { statementTimeoutMs: config.databaseStatementTimeoutMs, logger },
+  );
   const life = await startInstance({
     db,
     instance: engine.instance,
     sole: config.databaseUrl === undefined,
+    livenessLock,
     watcher: engine.watcher,
     now: deps.now,
     logger,

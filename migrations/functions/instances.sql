@@ -1,21 +1,36 @@
--- Instance liveness (migration 005): every served instance beats its row in
--- `instances` about once a second; a claim held by an instance whose row is
--- older than three seconds is lapsed, exactly like one whose lease ran out.
--- A claim whose holder has no row falls back to the lease.
+-- Instance liveness (migrations 005 and 016): every served instance beats its
+-- row in `instances` about once a second; on PostgreSQL it also holds an
+-- advisory lock whose key its row records, for its whole life, on a
+-- connection of its own (store/liveness_lock.ts). A claim held by an instance
+-- that is gone (its row older than three seconds, or its lock held by no one)
+-- is lapsed, exactly like one whose lease ran out. A claim whose holder has no
+-- row falls back to the lease.
 -- Repeatable: the current definition of every function below, applied after
 -- the numbered migrations whenever this file's content changes (migrate.ts).
 -- Change a function here, never in a new numbered migration; a change
 -- CREATE OR REPLACE cannot make (a new return type, a dropped function) goes
 -- with a numbered migration that drops the old one first.
 
+-- Whether instance `i` is gone at `now_at`: it stopped beating, or the lock it
+-- recorded is held by no one (its process died and its connection closed).
+-- The lock is tried shared for the rest of the caller's transaction: checks
+-- never wait for each other, and an instance holding its lock is never taken
+-- for gone. No round trip: the claims ask only about a run another turn holds.
+CREATE OR REPLACE FUNCTION switchyard_instance_gone(i instances, now_at timestamptz)
+RETURNS boolean
+LANGUAGE sql VOLATILE AS $$
+  SELECT i.heartbeat_at <= now_at - interval '3 seconds'
+         OR (i.liveness_lock IS NOT NULL AND pg_try_advisory_xact_lock_shared(i.liveness_lock))
+$$;
+
 -- Whether the running run `r` lost its turn at `now_at`: its lease ran out or
--- its holder stopped beating.
+-- its holder is gone.
 CREATE OR REPLACE FUNCTION switchyard_claim_lapsed(r runs, now_at timestamptz) RETURNS boolean
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql VOLATILE AS $$
   SELECT r.state = 'running' AND (
     r.claim_expires IS NULL OR r.claim_expires <= now_at
     OR EXISTS (SELECT 1 FROM instances i
-               WHERE i.id = r.claimed_by AND i.heartbeat_at <= now_at - interval '3 seconds'))
+               WHERE i.id = r.claimed_by AND switchyard_instance_gone(i, now_at)))
 $$;
 
 -- The trace event recording why a running run was cut without its holder: a
@@ -54,8 +69,8 @@ BEGIN
       cut := cut + 1;
     END IF;
   END LOOP;
-  DELETE FROM instances
-  WHERE id <> me AND (sole OR heartbeat_at <= now_at - interval '3 seconds');
+  DELETE FROM instances i
+  WHERE i.id <> me AND (sole OR switchyard_instance_gone(i, now_at));
   INSERT INTO instances (id, heartbeat_at) VALUES (me, now_at)
   ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at;
   RETURN cut;

@@ -1,8 +1,10 @@
 /**
- * Instance liveness (migration 005): a served instance beats its row about
- * once a second, so a claim it holds lapses within seconds of a crash instead
- * of a whole lease. An instance without a row (a test harness serving a
- * handler directly) is judged by its claims' leases alone.
+ * Instance liveness (migrations 005 and 016): a served instance beats its row
+ * about once a second, so a claim it holds lapses within seconds of a crash
+ * instead of a whole lease; on PostgreSQL its row also names the advisory lock
+ * it holds (liveness_lock.ts), so a crash that closes its connection is seen
+ * at once. An instance without a row (a test harness serving a handler
+ * directly) is judged by its claims' leases alone.
  */
 import type { Queryable } from "./db.ts";
 
@@ -16,8 +18,10 @@ export const HEARTBEAT_EVERY_MS = 1_000;
  */
 export async function joinInstances(
   db: Queryable,
-  c: { instance: string; now: Date; sole: boolean },
+  c: { instance: string; now: Date; sole: boolean; livenessLock?: string | null },
 ): Promise<number> {
+  // The row names the lock before anyone can see the instance hold a claim.
+  if (c.livenessLock != null) await beat(db, c.instance, c.now, c.livenessLock);
   const rows = await db.query<{ cut: number }>(
     "SELECT switchyard_reap_instances($1, $2, $3) AS cut",
     [c.instance, c.now, c.sole],
@@ -25,11 +29,22 @@ export async function joinInstances(
   return rows[0].cut;
 }
 
-export async function beat(db: Queryable, instance: string, now: Date): Promise<void> {
+/**
+ * The heartbeat; `livenessLock` is the key of the advisory lock the instance
+ * holds (null: none, the heartbeat alone judges it). A row another instance
+ * reaped while this one lived comes back with it.
+ */
+export async function beat(
+  db: Queryable,
+  instance: string,
+  now: Date,
+  livenessLock: string | null = null,
+): Promise<void> {
   await db.query(
-    `INSERT INTO instances (id, heartbeat_at) VALUES ($1, $2)
-     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-    [instance, now],
+    `INSERT INTO instances (id, heartbeat_at, liveness_lock) VALUES ($1, $2, $3::bigint)
+     ON CONFLICT (id) DO UPDATE
+     SET heartbeat_at = excluded.heartbeat_at, liveness_lock = excluded.liveness_lock`,
+    [instance, now, livenessLock],
   );
 }
 

@@ -34,7 +34,8 @@ for (const store of storesUnderTest(process.env)) {
       opened = await store.open();
       db = opened.db;
       // A database as it was before keys: one key per user, keyed by the user.
-      await migrate(db, MIGRATIONS.filter((m) => m.version < 15));
+      // (Without the functions: theirs are the latest schema's.)
+      await migrate(db, MIGRATIONS.filter((m) => m.version < 15), []);
       oldUser = uuidv7();
       oldToken = uuidv7();
       await db.query("INSERT INTO users (id, created_at) VALUES ($1, $2)", [
@@ -50,7 +51,10 @@ for (const store of storesUnderTest(process.env)) {
          VALUES ($1, $2, $3, $4, $5)`,
         [oldToken, oldUser, "b".repeat(64), T0, later(86_400_000)],
       );
-      assert.deepEqual(await migrate(db), ["015_keys_and_operator"]);
+      assert.deepEqual(
+        (await migrate(db)).filter((name) => !name.startsWith("functions/")),
+        MIGRATIONS.filter((m) => m.version >= 15).map((m) => m.name),
+      );
     });
     after(() => opened.dispose());
 
