@@ -76,3 +76,8 @@ export function jsonResponse(body: unknown, status = 200): Response {
     headers: { "content-type": "application/json" },
   });
 }
+
+/** A body already written as JSON text (by the store), sent as it is. */
+export function jsonTextResponse(json: string, status = 200): Response {
+  return new Response(json, { status, headers: { "content-type": "application/json" } });
+}

@@ -35,20 +35,54 @@ export async function insertSession(
   return rows[0];
 }
 
-/** The caller's sessions, archived included, most recently updated first. */
+/**
+ * A timestamp as `Date#toISOString` writes it: UTC, to the millisecond (a stored
+ * microsecond is cut, as the drivers' Dates cut it).
+ */
+const isoTimestamp = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * One session as `sessionSummary` shows it, written as JSON text in SQL: the
+ * same keys in the same order, `scope` and `key_id` only when present, no
+ * whitespace. `concat` skips NULLs (an absent `scope` or `key_id` writes
+ * nothing) and copies each piece once. `to_json` escapes a string exactly as
+ * `JSON.stringify` does (the store holds no NUL and no unpaired surrogate:
+ * unstorable_text.ts); a uuid needs no escaping.
+ */
+const SUMMARY_JSON = `concat(
+  '{"id":"', id,
+  '","title":', coalesce(to_json(title)::text, 'null'),
+  CASE WHEN scope IS NOT NULL THEN ',"scope":' END, to_json(scope),
+  CASE WHEN key_id IS NULL THEN ',"encrypted":false' ELSE ',"encrypted":true,"key_id":' END,
+  to_json(key_id),
+  ',"created_at":"', ${isoTimestamp("created_at")},
+  '","updated_at":"', ${isoTimestamp("updated_at")},
+  CASE WHEN archived THEN '","archived":true}' ELSE '","archived":false}' END)`;
+
+/**
+ * The caller's sessions, archived included, most recently updated first: the
+ * JSON text of the array of their summaries (`sessionSummary`), byte for byte
+ * what `JSON.stringify(rows.map(sessionSummary))` would write. The list is
+ * whole (decisions.md §2), so it is built by the database in one text value,
+ * sent as it is, rather than read as rows, made objects and serialized again.
+ * The value is `text`, not `json`, so neither driver parses it.
+ */
 export async function listSessions(
   db: Queryable,
   userId: string,
   filter: { scope?: string; title?: string },
-): Promise<SessionRow[]> {
-  return await db.query<SessionRow>(
-    `SELECT ${COLUMNS} FROM sessions
+): Promise<string> {
+  const rows = await db.query<{ sessions: string }>(
+    `SELECT concat('[', string_agg(${SUMMARY_JSON}, ',' ORDER BY updated_at DESC, id DESC), ']')
+              AS sessions
+     FROM sessions
      WHERE user_id = $1
        AND ($2::text IS NULL OR scope = $2)
-       AND ($3::text IS NULL OR strpos(lower(coalesce(title, '')), lower($3)) > 0)
-     ORDER BY updated_at DESC, id DESC`,
+       AND ($3::text IS NULL OR strpos(lower(coalesce(title, '')), lower($3)) > 0)`,
     [userId, filter.scope ?? null, filter.title ?? null],
   );
+  return rows[0].sessions;
 }
 
 /** A session of this owner, archived or not; the caller decides what archived means. */

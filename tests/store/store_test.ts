@@ -96,6 +96,8 @@ for (const store of storesUnderTest(process.env)) {
     test("sessions: insert, filter, order, update, archive and delete", async () => {
       const userId = uuidv7();
       await insertUserWithKey(db, { id: userId, keyHash: "e", now: new Date() });
+      const listed = async (filter: { scope?: string; title?: string }) =>
+        (JSON.parse(await listSessions(db, userId, filter)) as { id: string }[]).map((s) => s.id);
       const a = await insertSession(db, {
         id: uuidv7(),
         userId,
@@ -114,21 +116,16 @@ for (const store of storesUnderTest(process.env)) {
       assert.equal(a.key_id, null);
       assert.equal(b.key_id, "k1");
       assert.deepEqual(a.metadata, {});
-      assert.deepEqual((await listSessions(db, userId, {})).map((s) => s.id), [b.id, a.id]);
-      assert.deepEqual((await listSessions(db, userId, { title: "PLAN" })).map((s) => s.id), [
-        a.id,
-      ]);
-      assert.deepEqual(
-        (await listSessions(db, userId, { scope: "x", title: "beta" })).map((s) => s.id),
-        [],
-      );
+      assert.deepEqual(await listed({}), [b.id, a.id]);
+      assert.deepEqual(await listed({ title: "PLAN" }), [a.id]);
+      assert.deepEqual(await listed({ scope: "x", title: "beta" }), []);
 
       const updated = await updateSession(db, userId, a.id, {
         title: "Alpha",
         now: at("2026-01-01T00:00:03Z"),
       });
       assert.equal(updated?.title, "Alpha");
-      assert.deepEqual((await listSessions(db, userId, {})).map((s) => s.id), [a.id, b.id]);
+      assert.deepEqual(await listed({}), [a.id, b.id]);
 
       await updateSession(db, userId, a.id, { archived: true, now: at("2026-01-01T00:00:04Z") });
       assert.equal(await updateSession(db, userId, a.id, { title: "no", now: new Date() }), null);

@@ -14,7 +14,7 @@ import {
 import { readJsonObject } from "../body.ts";
 import { boundedText, MAX_SESSION_TEXT } from "../bounded_text.ts";
 import type { Endpoint, RequestContext } from "../context.ts";
-import { jsonResponse } from "../error_response.ts";
+import { jsonResponse, jsonTextResponse } from "../error_response.ts";
 import { validate } from "../validation.ts";
 
 /** The path's session id, checked to be a UUID (400 `invalid_session_id` otherwise). */
@@ -76,11 +76,12 @@ export const createSession: Endpoint = {
 export const listSessionsEndpoint: Endpoint = {
   auth: "bearer",
   async handle(ctx) {
-    const rows = await listSessions(ctx.deps.db, ctx.principal.userId, {
+    // The summaries come as JSON text, written by the store as `sessionSummary` shows them.
+    const sessions = await listSessions(ctx.deps.db, ctx.principal.userId, {
       scope: ctx.url.searchParams.get("scope") ?? undefined,
       title: ctx.url.searchParams.get("title") ?? undefined,
     });
-    return jsonResponse({ sessions: rows.map(sessionSummary) });
+    return jsonTextResponse(`{"sessions":${sessions}}`);
   },
 };
 
