@@ -1,5 +1,6 @@
 import type { MessageRecord, SessionRecord } from "../core/session_view.ts";
 import type { Queryable } from "./db.ts";
+import { type SharedReads, sharedReads } from "./shared_reads.ts";
 
 export interface SessionRow extends SessionRecord {
   user_id: string;
@@ -68,7 +69,21 @@ const SUMMARY_JSON = `concat(
  * sent as it is, rather than read as rows, made objects and serialized again.
  * The value is `text`, not `json`, so neither driver parses it.
  */
-export async function listSessions(
+export function listSessions(
+  db: Queryable,
+  userId: string,
+  filter: { scope?: string; title?: string },
+): Promise<string> {
+  let shared = sharedLists.get(db);
+  if (shared === undefined) sharedLists.set(db, shared = sharedReads());
+  const key = JSON.stringify([userId, filter.scope ?? null, filter.title ?? null]);
+  return shared(key, () => readSessionsList(db, userId, filter));
+}
+
+/** A burst of one user's identical lists reads the list twice at most (shared_reads.ts). */
+const sharedLists = new WeakMap<Queryable, SharedReads<string>>();
+
+async function readSessionsList(
   db: Queryable,
   userId: string,
   filter: { scope?: string; title?: string },
