@@ -7,8 +7,10 @@
 -- with a numbered migration that drops the old one first.
 
 -- Whether a reservation still counts at `now_at`: its turn holds its run.
+-- VOLATILE, as switchyard_claim_lapsed is: asking whether a holder is gone
+-- tries its liveness lock (instances.sql).
 CREATE OR REPLACE FUNCTION switchyard_reservation_live(l budget_ledger, now_at timestamptz) RETURNS boolean
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql VOLATILE AS $$
   SELECT EXISTS (SELECT 1 FROM runs r
                  WHERE r.id = l.run_id AND r.current_turn = l.turn_id AND r.state = 'running'
                    AND NOT switchyard_claim_lapsed(r, now_at))
