@@ -49,8 +49,10 @@ $$;
 
 -- Start-up of an instance: every running run whose holder is gone (lapsed, or
 -- on the embedded store with `sole`, held by any other instance) is cut: it
--- goes idle with what was persisted, its cut is traced and announced, and the
--- rows of dead instances are dropped. Returns how many runs were cut.
+-- goes idle with what was persisted, its cut is traced and announced; the
+-- budget reservations whose turn no longer holds its run (they no longer
+-- count: switchyard_reservation_live) and the rows of dead instances are
+-- dropped. Returns how many runs were cut.
 CREATE OR REPLACE FUNCTION switchyard_reap_instances(me text, now_at timestamptz, sole boolean)
 RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -69,6 +71,9 @@ BEGIN
       cut := cut + 1;
     END IF;
   END LOOP;
+  DELETE FROM budget_ledger l
+  WHERE NOT l.spent AND l.instance IS DISTINCT FROM me
+    AND NOT switchyard_reservation_live(l, now_at);
   DELETE FROM instances i
   WHERE i.id <> me AND (sole OR switchyard_instance_gone(i, now_at));
   INSERT INTO instances (id, heartbeat_at) VALUES (me, now_at)
