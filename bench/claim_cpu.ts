@@ -11,6 +11,7 @@
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import { createScratchDatabase } from "../tests/support/databases.ts";
+import { promptClaim } from "../tests/support/prompt_claim.ts";
 import { uuidv7 } from "../src/platform/ids.ts";
 import { openPostgres } from "../src/store/postgres_driver.ts";
 import { migrate } from "../src/store/migrate.ts";
@@ -60,35 +61,12 @@ try {
       const sessionId = uuidv7();
       await insertSession(ends, { id: sessionId, userId, title: "b", now: new Date() });
       for (let i = 0; i < TURNS_PER_SESSION && !stop; i++) {
-        const runId = uuidv7();
-        const turnId = uuidv7();
         const at = new Date();
+        const prompt = promptClaim(sessionId, "hello there", at);
+        const { runId, turnId } = prompt;
         const claim = await claimer.claim({
-          sessionId,
-          runId,
-          turnId,
+          ...prompt,
           instance: "bench",
-          now: at,
-          runInput: { text: "hello" },
-          records: {
-            messages: [{
-              id: uuidv7(),
-              sessionId,
-              runId,
-              role: "user",
-              content: { plaintext: "hello there" },
-              now: at,
-            }],
-            trace: [{
-              sessionId,
-              traceId: turnId,
-              eventType: "message",
-              payload: { plaintext: { role: "user", seq: 0 } },
-              messageIndex: 0,
-              now: at,
-            }],
-            usage: [],
-          },
           read: { userId, cache },
         });
         if (claim.kind !== "claimed") throw new Error("not claimed");

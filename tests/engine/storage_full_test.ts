@@ -45,6 +45,18 @@ interface Load {
   stop(): Promise<{ sessions: string[]; acknowledged: string[][] }>;
 }
 
+/** The engine on `db`, a user, and the load running on her sessions. */
+async function startLoadOn(db: Db, openai: FakeProvider): Promise<Load> {
+  const app = await createEngineApp({
+    openai: openai.url,
+    ollama: "http://127.0.0.1:9",
+    db,
+    // Refused turns are retried every 10 ms: the per-user rate limit is another test's subject.
+    configure: (config) => void (config.limits.rate.enabled = false),
+  });
+  return await startLoad(app, await signUp(app), openai);
+}
+
 async function startLoad(
   app: TestApp,
   alice: Account,
@@ -136,15 +148,7 @@ if (isRoot) {
       const openai = await startFakeProvider();
       let db: Db | null = await openPgliteThread(dir, { fsync: true });
       try {
-        const app = await createEngineApp({
-          openai: openai.url,
-          ollama: "http://127.0.0.1:9",
-          db,
-          // Refused turns are retried every 10 ms: the per-user rate limit is another test's subject.
-          configure: (config) => void (config.limits.rate.enabled = false),
-        });
-        const alice = await signUp(app);
-        const load = await startLoad(app, alice, openai);
+        const load = await startLoadOn(db, openai);
         await sleep(500);
         // The disk fills mid-load, stays full a while, then space comes back.
         const fd = openSync(filler, "w");
@@ -265,15 +269,7 @@ if (isRoot && bin !== null) {
         },
       );
       try {
-        const app = await createEngineApp({
-          openai: openai.url,
-          ollama: "http://127.0.0.1:9",
-          db,
-          // Refused turns are retried every 10 ms: the per-user rate limit is another test's subject.
-          configure: (config) => void (config.limits.rate.enabled = false),
-        });
-        const alice = await signUp(app);
-        const load = await startLoad(app, alice, openai);
+        const load = await startLoadOn(db, openai);
         await sleep(500);
         stop();
         await sleep(1_500);

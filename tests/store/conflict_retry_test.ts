@@ -28,12 +28,13 @@ import {
   StorageConflict,
 } from "../../src/store/storage_fault.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
-import type { RunMove, TurnRecords } from "../../src/store/turn_writes.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
+import { type Turn, turnEnd as turnEndAt } from "../support/turn_end.ts";
 import { promptClaim } from "../support/prompt_claim.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
+const turnEnd = (t: Turn, reply?: string) => turnEndAt(t, T0, reply);
 
 /** An error as postgres.js makes one from the server's ErrorResponse (its `PostgresError`). */
 function postgresError(code: string, message: string): Error {
@@ -150,12 +151,6 @@ function claimed(c: ExecuteClaim): Claimed {
   return c as Claimed;
 }
 
-interface Turn {
-  sessionId: string;
-  runId: string;
-  turnId: string;
-}
-
 /** A session with a run claimed by a turn, as a turn's end finds it. */
 async function claimedTurn(
   db: Queryable,
@@ -165,45 +160,6 @@ async function claimedTurn(
   const turn = { sessionId, runId: uuidv7(), turnId: uuidv7() };
   claimed(await claimForExecute(db, { ...turn, instance: "i1", now: T0 }));
   return turn;
-}
-
-/** A turn's end: prompt and reply, a trace event of each, a usage event. */
-function turnEnd(t: Turn): [RunMove, TurnRecords] {
-  const message = (role: string, text: string) => ({
-    id: uuidv7(),
-    sessionId: t.sessionId,
-    runId: t.runId,
-    role,
-    content: { plaintext: text },
-    interruptedUnlessMoved: role === "assistant",
-    now: T0,
-  });
-  const event = (messageIndex: number) => ({
-    sessionId: t.sessionId,
-    traceId: t.turnId,
-    eventType: "message" as const,
-    messageIndex,
-    payload: { plaintext: { type: "message" } },
-    now: T0,
-  });
-  return [
-    { runId: t.runId, turnId: t.turnId, state: "idle", now: T0 },
-    {
-      messages: [message("user", "question"), message("assistant", "answer")],
-      trace: [event(0), event(1)],
-      usage: [{
-        sessionId: t.sessionId,
-        traceId: t.turnId,
-        provider: "openai",
-        model: "m",
-        taskType: "chat",
-        inputTokens: 3,
-        outputTokens: 4,
-        cost: "0.01",
-        now: T0,
-      }],
-    },
-  ];
 }
 
 /** Per session: its runs, messages, trace events and usage events, and the transactions that wrote its messages. */

@@ -15,18 +15,13 @@ import { listHistory as listMessages } from "../../src/store/messages.ts";
 import { deleteSession, insertSession } from "../../src/store/sessions.ts";
 import { appendTraceEvents, listTraceEvents } from "../../src/store/traces.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
-import type { RunMove, TurnRecords } from "../../src/store/turn_writes.ts";
 import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
+import { type Turn, turnEnd as turnEndAt } from "../support/turn_end.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
-
-interface Turn {
-  sessionId: string;
-  runId: string;
-  turnId: string;
-}
+const turnEnd = (t: Turn, reply?: string) => turnEndAt(t, T0, reply);
 
 async function claimedTurn(db: Db): Promise<Turn> {
   const userId = uuidv7();
@@ -36,45 +31,6 @@ async function claimedTurn(db: Db): Promise<Turn> {
   const claim = await claimForExecute(db, { ...turn, instance: "i1", now: T0 });
   assert.equal(claim.kind, "claimed");
   return turn;
-}
-
-/** A turn's end as the engine hands it in: prompt and reply, their trace events, a usage event. */
-function turnEnd(t: Turn, reply = "answer"): [RunMove, TurnRecords] {
-  const message = (role: string, text: string) => ({
-    id: uuidv7(),
-    sessionId: t.sessionId,
-    runId: t.runId,
-    role,
-    content: { plaintext: text },
-    interruptedUnlessMoved: role === "assistant",
-    now: T0,
-  });
-  const event = (messageIndex: number) => ({
-    sessionId: t.sessionId,
-    traceId: t.turnId,
-    eventType: "message" as const,
-    messageIndex,
-    payload: { plaintext: { type: "message" } },
-    now: T0,
-  });
-  return [
-    { runId: t.runId, turnId: t.turnId, state: "idle", now: T0 },
-    {
-      messages: [message("user", "question"), message("assistant", reply)],
-      trace: [event(0), event(1)],
-      usage: [{
-        sessionId: t.sessionId,
-        traceId: t.turnId,
-        provider: "openai",
-        model: "m",
-        taskType: "chat",
-        inputTokens: 3,
-        outputTokens: 4,
-        cost: "0.01",
-        now: T0,
-      }],
-    },
-  ];
 }
 
 const noIndex = <T extends { messageIndex?: number }>({ messageIndex: _, ...e }: T) => e;
