@@ -407,5 +407,7 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
       };
     },
     streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(sessionId, turnId) }),
+    // `response.created` waits for the first content: a turn that fails before it is an HTTP error.
+    opensWithContent: true,
   };
 }

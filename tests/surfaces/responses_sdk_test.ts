@@ -533,9 +533,7 @@ describe("the openai client on /v1/responses", () => {
     );
     const denied = trace.body.trace.events.filter((
       e: { event_type: string; payload: Json },
-    ) =>
-      e.event_type === "tool_call" && e.payload.plaintext.status === "denied"
-    );
+    ) => e.event_type === "tool_call" && e.payload.plaintext.status === "denied");
     assert.deepEqual(denied.map((e: Json) => e.payload.plaintext.tool_name), [
       "web_search",
     ]);
@@ -579,6 +577,15 @@ describe("the openai client on /v1/responses", () => {
       .finalResponse();
     assert.equal(final.status, "failed");
     assert.equal(final.error?.code, "server_error");
+  });
+
+  test("a stream that fails before its first content answers with an HTTP error status", async () => {
+    await storePolicy(POLICY);
+    h.openai.enqueue({ status: 500, body: { error: { message: "boom", type: "server_error" } } });
+    const e = await client().responses.create({ model: "switchyard", input: "hi", stream: true })
+      .then(() => null, (e) => e);
+    assert.ok(e instanceof OpenAI.APIError, String(e));
+    assert.ok(e.status !== undefined && e.status >= 500, `status ${e.status}`);
   });
 
   test("a fallback before the first content shows nothing of the failed candidate", async () => {
@@ -682,32 +689,18 @@ describe("the check against OpenAI's document can fail (negative controls)", () 
         change(e);
         return `data: ${JSON.stringify(e)}`;
       }).join("\n\n");
-    const delta = events.findIndex((e) =>
-      e.type === "response.output_text.delta"
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(delta, (e) => delete e.sequence_number))
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(delta, (e) => e.sequence_number += 1))
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(delta, (e) => delete e.item_id))
-    );
+    const delta = events.findIndex((e) => e.type === "response.output_text.delta");
+    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => delete e.sequence_number)));
+    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => e.sequence_number += 1)));
+    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => delete e.item_id)));
     assert.throws(() =>
       assertOpenAiStream(
         withEvent(delta, (e) => e.type = "response.text.delta"),
       )
     );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(0, (e) => e.response.object = "chat"))
-    );
-    const added = events.findIndex((e) =>
-      e.type === "response.output_item.added"
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(added, (e) => delete e.output_index))
-    );
+    assert.throws(() => assertOpenAiStream(withEvent(0, (e) => e.response.object = "chat")));
+    const added = events.findIndex((e) => e.type === "response.output_item.added");
+    assert.throws(() => assertOpenAiStream(withEvent(added, (e) => delete e.output_index)));
     // The unmutated stream passes.
     assert.equal(assertOpenAiStream(text).length, events.length);
   });
