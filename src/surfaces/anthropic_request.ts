@@ -33,11 +33,21 @@ function blockText(content: unknown, path: string): string {
   if (!Array.isArray(content)) throw invalid(path, "a string or an array of text blocks");
   return content.map((b, i) => {
     if (isObject(b) && b.type === "text" && typeof b.text === "string") return b.text;
-    if (isObject(b) && b.type === "image") {
-      throw unsupported(`${path}[${i}]`, "an image in a tool result");
-    }
     throw invalid(`${path}[${i}]`, "a text block");
   }).join("");
+}
+
+/** A tool result's content: its text blocks joined, and its images (a screenshot a tool read). */
+function resultContent(content: unknown, path: string): { text: string; images: ImagePart[] } {
+  if (!Array.isArray(content)) return { text: blockText(content, path), images: [] };
+  const texts: string[] = [];
+  const images: ImagePart[] = [];
+  content.forEach((b, i) => {
+    if (isObject(b) && b.type === "image") images.push(image(b, `${path}[${i}]`));
+    else if (isObject(b) && b.type === "text" && typeof b.text === "string") texts.push(b.text);
+    else throw invalid(`${path}[${i}]`, "a text or image block");
+  });
+  return { text: texts.join(""), images };
 }
 
 function image(block: Record<string, unknown>, path: string): ImagePart {
@@ -66,11 +76,13 @@ function userMessages(content: unknown, path: string): ChatMessage[] {
     else if (b.type === "image") images.push(image(b, at));
     else if (b.type === "tool_result") {
       if (typeof b.tool_use_id !== "string") throw invalid(`${at}.tool_use_id`, "a string");
+      const result = resultContent(b.content, `${at}.content`);
       results.push({
         role: "tool",
         callId: b.tool_use_id,
-        content: blockText(b.content, `${at}.content`),
+        content: result.text,
         isError: b.is_error === true,
+        ...(result.images.length === 0 ? {} : { images: result.images }),
       });
     } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
   });

@@ -19,6 +19,7 @@ import { readCompatRequest } from "../store/conversation_turns.ts";
 import { listPolicyNames } from "../store/policies.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
+import { equivalentBody, madeUpPaths, ownText } from "./equivalent_body.ts";
 
 export type SurfaceName = "openai" | "anthropic";
 
@@ -73,18 +74,7 @@ async function unknownModel(ctx: RequestContext, model: string): Promise<never> 
 
 const TITLE_LENGTH = 80;
 
-/**
- * Coding agents put their own notes into the user's message, wrapped in
- * `<system-reminder>` tags (Claude Code does): that text goes to the model as
- * sent, but it is not the user's own, so classification and the session's
- * title leave it out (decisions.md §4: keywords come from the user's text).
- */
-const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
-
-export function ownText(text: string): string {
-  const own = text.replace(REMINDER, "").trim();
-  return own === "" ? text : own;
-}
+export { ownText } from "./equivalent_body.ts";
 
 function titleOf(messages: readonly ChatMessage[]): string {
   const first = messages.find((m) => m.role === "user")?.content ?? "";
@@ -183,27 +173,24 @@ export async function runCompatTurn(
 ): Promise<Response> {
   acceptTurns(ctx.deps);
   const { policy, explicit, named, found } = await readRequest(ctx, request);
-  const prompt = request.messages.findLast((m) => m.role === "user");
-  if (prompt === undefined) {
+  const body = equivalentBody(request.messages, explicit);
+  if (body === null) {
     throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
       path: "messages",
     });
   }
-  const parsed = parseTurnRequest({
-    input: { text: prompt.content, ...(explicit === null ? {} : { explicit_model: explicit }) },
-    policy,
-  });
+  // The native body this request equals: its decision is the native preview's (decisions.md §12).
+  const parsed = parseTurnRequest({ ...body, policy });
   if (!parsed.ok) throw new ServiceError(parsed.failure);
   const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
   if (split === null) throw new Error("a conversation with a user message did not split");
   const session = await sessionFor(ctx, request, named, found);
   const deps = engineDeps(ctx.deps);
-  const classified = ownText(prompt.content);
   const turn: ConversationTurn = {
     request: parsed.value,
     system: request.system,
-    ...(classified === prompt.content ? {} : { classificationText: classified }),
     split,
+    madeUpPaths: madeUpPaths(body),
     tools: request.tools,
     ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),
     ...(request.sampling === undefined ? {} : { sampling: request.sampling }),

@@ -12,6 +12,7 @@ import type {
   ToolCall,
   ToolChoice,
   ToolSpec,
+  UserMessage,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
 import { dataUrlImage, invalid, isObject, objectOr, unsupported } from "./request_fields.ts";
@@ -130,12 +131,17 @@ function conversation(raw: unknown): { system: string | null; messages: ChatMess
       }
       case "tool":
         if (typeof m.tool_call_id !== "string") throw invalid(`${at}.tool_call_id`, "a string");
-        messages.push({
-          role: "tool",
-          callId: m.tool_call_id,
-          content: text(m.content, `${at}.content`),
-          isError: false,
-        });
+        {
+          // Chat Completions documents text parts only; an image part some clients send is kept.
+          const result = userMessage(m.content, `${at}.content`) as UserMessage;
+          messages.push({
+            role: "tool",
+            callId: m.tool_call_id,
+            content: result.content,
+            isError: false,
+            ...(result.images === undefined ? {} : { images: result.images }),
+          });
+        }
         break;
       default:
         throw invalid(`${at}.role`, "one of system, developer, user, assistant, tool");

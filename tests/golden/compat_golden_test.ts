@@ -15,6 +15,8 @@ import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import { call } from "../support/app.ts";
 import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
+import { equivalentBody } from "../../src/surfaces/equivalent_body.ts";
+import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
 const DIR = fileURLToPath(new URL("../../fixtures/compat_golden/", import.meta.url));
@@ -25,7 +27,10 @@ interface CompatCase {
   policy: Record<string, unknown>;
   /** The OpenAI body; its `model` names the case's policy as `switchyard/<name>`. */
   openai: Record<string, unknown>;
-  /** The equivalent native turn body, its `policy` left out (the case's policy goes in). */
+  /**
+   * The equivalent native turn body (decisions.md §12), its `policy` left out (the case's
+   * policy goes in): what `equivalentBody` makes of the OpenAI request.
+   */
   native: Record<string, unknown>;
   expected?: { classification: unknown; routing: unknown };
 }
@@ -104,6 +109,11 @@ describe("compatible and native decisions agree (fixtures/compat_golden)", () =>
   test("there are cases", () => assert.ok(cases.length >= 5));
   for (const { file, golden } of cases) {
     test(`${golden.name}: ${golden.description}`, async () => {
+      const translated = openAiChatRequest({ model: "switchyard", ...golden.openai });
+      const explicit = typeof golden.openai.model === "string" ? golden.openai.model : null;
+      const body = equivalentBody(translated.messages, explicit);
+      if (UPDATE) golden.native = body as unknown as Record<string, unknown>;
+      assert.deepEqual(body, golden.native, "the case's native body is not the equivalent one");
       const native = await nativeDecision(golden);
       const compat = await compatDecision(golden, native);
       assert.equal(compat, native, "the compatible turn decided otherwise than the native preview");
