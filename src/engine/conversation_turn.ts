@@ -342,13 +342,15 @@ async function answered(
 }
 
 /**
- * Claims the session's run (409 `run_in_flight` while another turn of it
- * runs), records what the request added to the conversation (its new user
- * message, or the results it brings), and runs the one model call.
+ * Claims the session's run, records what the request added to the
+ * conversation (its new user message, or the results it brings), and runs the
+ * one model call. While another turn of the session runs, the request goes on
+ * in the session `fork` makes (once); without one it is a 409 `run_in_flight`.
  */
 export async function startConversationTurn(
   call: TurnCall,
   turn: ConversationTurn,
+  fork?: () => Promise<TurnCall>,
 ): Promise<Response> {
   const { deps, session } = call;
   const runId = deps.newId();
@@ -395,6 +397,7 @@ export async function startConversationTurn(
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
   });
   if (claim.kind === "in_flight") {
+    if (fork !== undefined) return await startConversationTurn(await fork(), turn);
     throw ServiceError.of(
       "run_in_flight",
       "run in flight: a turn of this session is already running",

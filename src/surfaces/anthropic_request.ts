@@ -211,6 +211,34 @@ export function anthropicConversation(body: Record<string, unknown>) {
   };
 }
 
+/** The session part of Claude Code's older `user_<hash>_account_<uuid>_session_<uuid>`. */
+const SESSION_PART = /_session_([A-Za-z0-9-]+)$/;
+
+/**
+ * The conversation a client names in `metadata.user_id`, when it carries a
+ * session part: Claude Code sends `user_<hash>_account_<uuid>_session_<uuid>`,
+ * or (2.1.78 and later) the JSON text `{"device_id", "account_uuid",
+ * "session_id"}`. A user id without one names a user, not a conversation.
+ */
+export function metadataSessionKey(metadata: unknown): string | null {
+  if (!isObject(metadata)) return null;
+  const id = metadata.user_id;
+  let parsed: unknown = id;
+  if (typeof id === "string" && id.trimStart().startsWith("{")) {
+    try {
+      parsed = JSON.parse(id);
+    } catch {
+      return null;
+    }
+  }
+  if (isObject(parsed)) {
+    const session = parsed.session_id;
+    return typeof session === "string" && session !== "" ? session : null;
+  }
+  if (typeof parsed !== "string") return null;
+  return SESSION_PART.exec(parsed)?.[1] ?? null;
+}
+
 export function anthropicMessagesRequest(body: Record<string, unknown>): CompatRequest {
   const { model, system, messages, tools } = anthropicConversation(body);
   const max = body.max_tokens;
@@ -223,6 +251,7 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
   }
   const choice = toolChoice(body.tool_choice);
   const options = sampling(body);
+  const key = metadataSessionKey(body.metadata);
   return {
     surface: "anthropic",
     model,
@@ -233,6 +262,7 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
     ...(options === undefined ? {} : { sampling: options }),
     maxOutputTokens: max,
     stream: body.stream === true,
+    ...(key === null ? {} : { conversationKey: key }),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }

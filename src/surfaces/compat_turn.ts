@@ -15,7 +15,11 @@ import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
-import { readCompatRequest } from "../store/conversation_turns.ts";
+import {
+  conversationKeyDigest,
+  insertKeyedSession,
+  readCompatRequest,
+} from "../store/conversation_turns.ts";
 import { listPolicyNames } from "../store/policies.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
@@ -34,6 +38,12 @@ export interface CompatRequest {
   sampling?: SamplingOptions;
   maxOutputTokens?: number;
   stream: boolean;
+  /**
+   * The client's own name of its conversation (OpenAI's `prompt_cache_key`, the
+   * session part of Claude Code's `metadata.user_id`): it names the session
+   * (decisions.md §12 "Which session"); without it the digest rule applies.
+   */
+  conversationKey?: string;
   /** The surface's own name of a neutral request option, for a 400 that names it. */
   fieldOf(option: string): string;
 }
@@ -94,13 +104,20 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     throw ServiceError.of("session_not_found", `session not found: '${named}'`);
   }
   const last = request.messages.findLastIndex((m) => m.role === "assistant");
+  // Claude Code 2.1.86 and later also send their session id as a header.
+  const key = request.conversationKey ??
+    (request.surface === "anthropic"
+      ? ctx.request.headers.get("x-claude-code-session-id") || undefined
+      : undefined);
+  const keyDigest = named === null && key !== undefined ? conversationKeyDigest(key) : null;
   const reading = await readCompatRequest(ctx.deps.db, {
     userId: ctx.principal.userId,
     policy: choice.kind === "policy" ? choice.name : "default",
     version: choice.kind === "policy" ? choice.version : null,
     sessionId: named?.toLowerCase() ?? null,
+    keyDigest,
     // The conversation so far, as an earlier turn recorded it with its answer.
-    digest: named !== null || last < 0
+    digest: named !== null || keyDigest !== null || last < 0
       ? null
       : conversationDigest(request.system, request.messages.slice(0, last + 1)),
   });
@@ -111,19 +128,22 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     policy: reading.policy?.policy ?? {},
     explicit: choice.kind === "model" ? choice.ref : null,
     named,
+    keyDigest,
     found: reading.session,
   };
 }
 
 /**
  * The session a request continues: the one `X-Router-Session-Id` names; else
- * the one whose recorded conversation equals this request's earlier messages;
- * else a new one.
+ * the one the client's conversation key names (a new one, named by the key,
+ * when it names none yet); else, without a key, the one whose recorded
+ * conversation equals this request's earlier messages; else a new one.
  */
 async function sessionFor(
   ctx: RequestContext,
   request: CompatRequest,
   named: string | null,
+  keyDigest: string | null,
   found: SessionRow | null,
 ): Promise<SessionRow> {
   if (named !== null) {
@@ -140,11 +160,41 @@ async function sessionFor(
     return found;
   }
   if (found !== null && !found.archived && found.key_id === null) return found;
+  if (keyDigest !== null) {
+    return await insertKeyedSession(ctx.deps.db, {
+      id: ctx.deps.newId(),
+      userId: ctx.principal.userId,
+      title: titleOf(request.messages),
+      metadata: { surface: request.surface },
+      keyDigest,
+      now: ctx.deps.now(),
+    });
+  }
   return await insertSession(ctx.deps.db, {
     id: ctx.deps.newId(),
     userId: ctx.principal.userId,
     title: titleOf(request.messages),
     metadata: { surface: request.surface },
+    now: ctx.deps.now(),
+  });
+}
+
+/**
+ * A new session for a request whose session has a turn in flight: these APIs
+ * have no such state, so the request goes on beside it (decisions.md §12). The
+ * key and the digest keep naming the original; the fork's own answer is
+ * recorded by digest, so a conversation continuing that answer finds the fork.
+ */
+async function forkOf(
+  ctx: RequestContext,
+  request: CompatRequest,
+  original: SessionRow,
+): Promise<SessionRow> {
+  return await insertSession(ctx.deps.db, {
+    id: ctx.deps.newId(),
+    userId: ctx.principal.userId,
+    title: original.title ?? titleOf(request.messages),
+    metadata: { surface: request.surface, forked_from: original.id },
     now: ctx.deps.now(),
   });
 }
@@ -172,7 +222,7 @@ export async function runCompatTurn(
   surface: (session: SessionRow) => TurnSurface,
 ): Promise<Response> {
   acceptTurns(ctx.deps);
-  const { policy, explicit, named, found } = await readRequest(ctx, request);
+  const { policy, explicit, named, keyDigest, found } = await readRequest(ctx, request);
   const body = equivalentBody(request.messages, explicit);
   if (body === null) {
     throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
@@ -184,7 +234,7 @@ export async function runCompatTurn(
   if (!parsed.ok) throw new ServiceError(parsed.failure);
   const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
   if (split === null) throw new Error("a conversation with a user message did not split");
-  const session = await sessionFor(ctx, request, named, found);
+  const session = await sessionFor(ctx, request, named, keyDigest, found);
   const deps = engineDeps(ctx.deps);
   const turn: ConversationTurn = {
     request: parsed.value,
@@ -199,11 +249,16 @@ export async function runCompatTurn(
     answeredDigest: (answer) =>
       conversationDigest(request.system, [...request.messages, answeredMessage(answer)]),
   };
-  return await startConversationTurn({
+  const callIn = (session: SessionRow) => ({
     deps,
     session,
     headers: ctx.request.headers,
     stream: request.stream,
     surface: surface(session),
-  }, turn);
+  });
+  return await startConversationTurn(
+    callIn(session),
+    turn,
+    async () => callIn(await forkOf(ctx, request, session)),
+  );
 }

@@ -251,6 +251,13 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** `prompt_cache_key` names the conversation (Codex sends its conversation id there). */
+function conversationKey(raw: unknown): { conversationKey: string } | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== "string") throw invalid("prompt_cache_key", "a string");
+  return raw === "" ? null : { conversationKey: raw };
+}
+
 export interface OpenAiRequest extends CompatRequest {
   includeUsage: boolean;
 }
@@ -281,6 +288,7 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
     ...(max === undefined ? {} : { maxOutputTokens: max }),
     stream: body.stream === true,
     includeUsage: streamOptions.include_usage === true,
+    ...(conversationKey(body.prompt_cache_key) ?? {}),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }
