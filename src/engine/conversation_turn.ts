@@ -10,7 +10,7 @@
 import { preCallApproval } from "../core/approvals.ts";
 import { failure, ServiceError } from "../core/errors.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
-import { decideTurn, type TurnDecision } from "../core/turn_decision.ts";
+import { decideTurn, type TurnDecision, type TurnDecisionInput } from "../core/turn_decision.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { textDelta } from "../core/turn_stream_events.ts";
 import { ProviderError } from "../providers/errors.ts";
@@ -92,6 +92,24 @@ export function contentNeeds(
     needs.push({ capability: "json_output", because: `response format '${format}'` });
   }
   return needs;
+}
+
+/**
+ * What the core decides a conversation's turn on: the native body it equals,
+ * its history (discardable context), and what its content needs of a model.
+ * The tool exchange and the conversation's paths are in the request, as the
+ * native body has them.
+ */
+export function conversationDecisionInput(
+  turn: ConversationTurn,
+  provided: Omit<TurnDecisionInput, "request">,
+): TurnDecisionInput {
+  return {
+    request: turn.request,
+    ...provided,
+    history: turn.split.history,
+    content_capabilities: contentNeeds({ prompt: turn.split.prompt, sampling: turn.sampling }),
+  };
 }
 
 /** The client's tools the policy lets the model see: `deny` hides one (decisions.md §12). */
@@ -233,14 +251,9 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     if (t.signal.aborted) return { kind: "superseded" };
     const provided = catalogInput(t.rc);
     const routing = t.probe.routing();
-    const decided = decideTurn({
-      request: turn.request,
-      ...provided,
-      catalog: tried.usable(provided.catalog),
-      // The tool exchange and the conversation's paths are in the request, as the native body has them.
-      history: turn.split.history,
-      content_capabilities: contentNeeds({ prompt: turn.split.prompt, sampling: turn.sampling }),
-    });
+    const decided = decideTurn(
+      conversationDecisionInput(turn, { ...provided, catalog: tried.usable(provided.catalog) }),
+    );
     routing.end(decided);
     if (!decided.ok) return await failTurn(t, tried.noCandidate(decided.failure));
     const d = decided.value;

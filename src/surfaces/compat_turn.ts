@@ -213,30 +213,26 @@ function answeredMessage(answer: ModelAnswer): ChatMessage {
 }
 
 /**
- * Runs the request as one turn of its session. `surface` writes the answer;
- * it is given the session so its headers can name it.
+ * The turn a translated request asks for, decided on the native body it
+ * equals (decisions.md §12), so its decision is that body's native preview.
+ * Pure but for hashing; `policy` is the named policy's stored body.
  */
-export async function runCompatTurn(
-  ctx: RequestContext,
+export function conversationTurnOf(
   request: CompatRequest,
-  surface: (session: SessionRow) => TurnSurface,
-): Promise<Response> {
-  acceptTurns(ctx.deps);
-  const { policy, explicit, named, keyDigest, found } = await readRequest(ctx, request);
+  policy: unknown,
+  explicit: string | null,
+): ConversationTurn {
   const body = equivalentBody(request.messages, explicit);
   if (body === null) {
     throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
       path: "messages",
     });
   }
-  // The native body this request equals: its decision is the native preview's (decisions.md §12).
   const parsed = parseTurnRequest({ ...body, policy });
   if (!parsed.ok) throw new ServiceError(parsed.failure);
   const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
   if (split === null) throw new Error("a conversation with a user message did not split");
-  const session = await sessionFor(ctx, request, named, keyDigest, found);
-  const deps = engineDeps(ctx.deps);
-  const turn: ConversationTurn = {
+  return {
     request: parsed.value,
     system: request.system,
     split,
@@ -249,6 +245,22 @@ export async function runCompatTurn(
     answeredDigest: (answer) =>
       conversationDigest(request.system, [...request.messages, answeredMessage(answer)]),
   };
+}
+
+/**
+ * Runs the request as one turn of its session. `surface` writes the answer;
+ * it is given the session so its headers can name it.
+ */
+export async function runCompatTurn(
+  ctx: RequestContext,
+  request: CompatRequest,
+  surface: (session: SessionRow) => TurnSurface,
+): Promise<Response> {
+  acceptTurns(ctx.deps);
+  const { policy, explicit, named, keyDigest, found } = await readRequest(ctx, request);
+  const turn = conversationTurnOf(request, policy, explicit);
+  const session = await sessionFor(ctx, request, named, keyDigest, found);
+  const deps = engineDeps(ctx.deps);
   const callIn = (session: SessionRow) => ({
     deps,
     session,
