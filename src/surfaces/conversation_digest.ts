@@ -24,7 +24,7 @@ function plain(m: ChatMessage): Record<string, unknown> {
     case "user":
       return { role: "user", content: m.content, images: m.images };
     case "tool":
-      return { role: "tool", call_id: m.callId, content: m.content };
+      return { role: "tool", call_id: m.callId, content: m.content, images: m.images };
     case "assistant":
       return {
         role: "assistant",
@@ -43,12 +43,4 @@ export function conversationDigest(
   messages: readonly ChatMessage[],
 ): string {
   return sha256Hex(canonical({ system, messages: messages.map(plain) }));
-}
-
-/**
- * The row that finds the session of a client's conversation key (decisions.md
- * §12): kept beside the conversations' digests, never equal to one.
- */
-export function conversationKeyDigest(key: string): string {
-  return `key:${sha256Hex(key)}`;
 }
