@@ -3,8 +3,9 @@
  * random conversations and policies: keyword and typo rules,
  * `requires_any_context`, path rules, restricted and blocked paths, local-only
  * rules, small windows, privacy and tool approval modes, explicit models. Each
- * conversation is written as an OpenAI Chat Completions body and as an
- * Anthropic Messages body; each goes through its surface's translation and
+ * conversation is written as an OpenAI Chat Completions body, an Anthropic
+ * Messages body and an OpenAI Responses body (`truncation: auto`, so it trims
+ * as the others do); each goes through its surface's translation and
  * the compatible turn's own decision path (conversationTurnOf,
  * conversationDecisionInput, decideTurn), and the result must equal the
  * native preview of the equivalent body, which this test builds itself from
@@ -32,8 +33,13 @@ import {
   modelChoice,
 } from "../../src/surfaces/compat_turn.ts";
 import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
+import { responsesRequest } from "../../src/surfaces/responses_request.ts";
 import { call } from "../support/app.ts";
-import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
+import {
+  engineHarness,
+  ollamaReply,
+  openAiReply,
+} from "../support/engine_app.ts";
 
 const SEED = Number(process.env.EQUIVALENCE_SEED ?? 20261128);
 const N = Number(process.env.EQUIVALENCE_N ?? 4000);
@@ -52,7 +58,8 @@ function generator(seed: number) {
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
   const chance = (p: number) => next() < p;
-  const some = <T>(xs: readonly T[], p: number): T[] => xs.filter(() => chance(p));
+  const some = <T>(xs: readonly T[], p: number): T[] =>
+    xs.filter(() => chance(p));
   return { int, pick, chance, some };
 }
 type Rng = ReturnType<typeof generator>;
@@ -188,7 +195,9 @@ function policy(r: Rng, models: readonly string[]): Record<string, unknown> {
     ...(r.chance(0.25) ? { local_only: true } : {}),
     ...(r.chance(0.15) ? { requires_capabilities: { images: true } } : {}),
     ...(r.chance(0.1) ? { cost_limit: "0.000001" } : {}),
-    ...(r.chance(0.2) ? { required_permissions: { permissions: { bash: "deny" } } } : {}),
+    ...(r.chance(0.2)
+      ? { required_permissions: { permissions: { bash: "deny" } } }
+      : {}),
     effort: r.pick(["low", "medium", "high"]),
     ...route(r, models),
   }));
@@ -248,7 +257,9 @@ function conversation(r: Rng): Step[] {
   const user = (): Step => ({
     kind: "user",
     own: text(r, 8),
-    reminder: r.chance(0.3) ? `<system-reminder>${text(r, 30)} review fix</system-reminder>` : null,
+    reminder: r.chance(0.3)
+      ? `<system-reminder>${text(r, 30)} review fix</system-reminder>`
+      : null,
   });
   const steps: Step[] = [user()];
   for (let i = r.int(4); i > 0; i--) {
@@ -270,7 +281,9 @@ function userText(s: Extract<Step, { kind: "user" }>): string {
 }
 
 function openAiBody(model: string, system: string | null, steps: Step[]) {
-  const messages: unknown[] = system === null ? [] : [{ role: "system", content: system }];
+  const messages: unknown[] = system === null
+    ? []
+    : [{ role: "system", content: system }];
   for (const s of steps) {
     if (s.kind === "user") {
       messages.push({ role: "user", content: userText(s) });
@@ -294,6 +307,39 @@ function openAiBody(model: string, system: string | null, steps: Step[]) {
   return { model, messages };
 }
 
+/** The conversation as OpenAI Responses input items; `auto` trims as the other surfaces do. */
+function responsesBody(model: string, system: string | null, steps: Step[]) {
+  const input: unknown[] = [];
+  for (const s of steps) {
+    if (s.kind === "user") {
+      input.push({ role: "user", content: userText(s) });
+      continue;
+    }
+    if (s.text !== "") input.push({ role: "assistant", content: s.text });
+    for (const c of s.calls) {
+      input.push({
+        type: "function_call",
+        call_id: c.id,
+        name: c.name,
+        arguments: JSON.stringify(c.args),
+      });
+    }
+    for (const c of s.calls) {
+      input.push({
+        type: "function_call_output",
+        call_id: c.id,
+        output: c.result,
+      });
+    }
+  }
+  return {
+    model,
+    ...(system === null ? {} : { instructions: system }),
+    input,
+    truncation: "auto",
+  };
+}
+
 function anthropicBody(model: string, system: string | null, steps: Step[]) {
   const messages: { role: string; content: unknown[] }[] = [];
   let results: unknown[] = [];
@@ -307,7 +353,9 @@ function anthropicBody(model: string, system: string | null, steps: Step[]) {
       results = [];
       continue;
     }
-    const content: unknown[] = s.text === "" ? [] : [{ type: "text", text: s.text }];
+    const content: unknown[] = s.text === ""
+      ? []
+      : [{ type: "text", text: s.text }];
     for (const c of s.calls) {
       content.push({ type: "tool_use", id: c.id, name: c.name, input: c.args });
     }
@@ -364,7 +412,9 @@ function nativeBody(steps: Step[], explicit: string | null) {
       files.push({
         path,
         content: c.result,
-        content_hash: `sha256:${createHash("sha256").update(c.result).digest("hex")}`,
+        content_hash: `sha256:${
+          createHash("sha256").update(c.result).digest("hex")
+        }`,
         required: true,
       });
     }
@@ -480,14 +530,34 @@ function nativeOutcome(c: Case): Outcome {
 }
 
 const SURFACES = {
-  openai: (c: Case) => openAiChatRequest(openAiBody(c.model, c.system, c.steps)),
-  anthropic: (c: Case) => anthropicMessagesRequest(anthropicBody(c.model, c.system, c.steps)),
+  openai: (c: Case) =>
+    openAiChatRequest(openAiBody(c.model, c.system, c.steps)),
+  anthropic: (c: Case) =>
+    anthropicMessagesRequest(anthropicBody(c.model, c.system, c.steps)),
+  responses: (c: Case) =>
+    responsesRequest(responsesBody(c.model, c.system, c.steps), {
+      previous: null,
+      items: new Map(),
+    }),
+};
+
+/** Each surface's own seed offset, so their runs differ. */
+const SURFACE_PATHS = {
+  openai: "chat/completions",
+  anthropic: "messages",
+  responses: "responses",
+};
+
+const SEED_OFFSET: Record<string, number> = {
+  openai: 0,
+  anthropic: 1,
+  responses: 2,
 };
 
 describe(`compatible decisions equal native previews over random conversations (seed ${SEED})`, () => {
   for (const [surface, translate] of Object.entries(SURFACES)) {
     test(`${surface}: ${N} conversations, decided in the core`, () => {
-      const r = generator(SEED + (surface === "openai" ? 0 : 1));
+      const r = generator(SEED + SEED_OFFSET[surface]);
       let equal = 0;
       let exactFigures = 0;
       let failures = 0;
@@ -561,7 +631,8 @@ describe(`the service records the native preview's decision (seed ${SEED}, HTTP 
     const events = trace.body.trace.events.filter((e: { trace_id: string }) =>
       e.trace_id === traceId
     );
-    const of = (type: string) => events.find((e: { event_type: string }) => e.event_type === type);
+    const of = (type: string) =>
+      events.find((e: { event_type: string }) => e.event_type === type);
     if (of("routing_decision") === undefined) return null;
     const said = of("classification").payload.plaintext;
     const routed = of("routing_decision");
@@ -589,9 +660,9 @@ describe(`the service records the native preview's decision (seed ${SEED}, HTTP 
     });
   }
 
-  for (const surface of ["openai", "anthropic"] as const) {
+  for (const surface of ["openai", "anthropic", "responses"] as const) {
     test(`${surface}: ${HTTP_N} conversations through the service`, async () => {
-      const r = generator(SEED + 7 + (surface === "openai" ? 0 : 1));
+      const r = generator(SEED + 7 + SEED_OFFSET[surface]);
       let compared = 0;
       let refused = 0;
       for (let i = 0; i < HTTP_N; i++) {
@@ -627,10 +698,12 @@ describe(`the service records the native preview's decision (seed ${SEED}, HTTP 
         h.ollama.enqueue(ollamaReply({ text: "ok" }));
         const body = surface === "openai"
           ? openAiBody(model, c.system, c.steps)
+          : surface === "responses"
+          ? responsesBody(model, c.system, c.steps)
           : anthropicBody(model, c.system, c.steps);
         const response = await h.app.handler(
           new Request(
-            `http://switchyard.test/v1/${surface === "openai" ? "chat/completions" : "messages"}`,
+            `http://switchyard.test/v1/${SURFACE_PATHS[surface]}`,
             {
               method: "POST",
               headers: { authorization: `Bearer ${h.alice.apiKey}`, ...KEYS },
@@ -643,12 +716,13 @@ describe(`the service records the native preview's decision (seed ${SEED}, HTTP 
         const traceId = response.headers.get("x-router-trace-id");
         if (native.status !== 200) {
           // No decision natively: none recorded either, with the same error code.
-          const code = surface === "openai" ? answer.error?.code : undefined;
+          const code = surface === "anthropic" ? undefined : answer.error?.code;
           assert.ok(response.status >= 400, JSON.stringify(answer));
           if (code !== undefined) assert.equal(code, native.body.error.code);
           continue;
         }
-        const routed = `'${native.body.routing.provider}/${native.body.routing.model}'`;
+        const routed =
+          `'${native.body.routing.provider}/${native.body.routing.model}'`;
         if (session === null || traceId === null) {
           // A refusal before the call that does not name its turn: it names the model it chose.
           assert.equal(response.status, 403, JSON.stringify(answer));
