@@ -92,18 +92,39 @@ function callItem(
   };
 }
 
+/** The answer's calls the client takes: with `parallel_tool_calls: false`, the first alone. */
+function callsOf(
+  meta: ResponseMeta,
+  answer: ModelAnswer,
+): ModelAnswer["toolCalls"] {
+  return meta.echo.parallel_tool_calls
+    ? answer.toolCalls
+    : answer.toolCalls.slice(0, 1);
+}
+
 /** The answer's output items: its text (or an empty message when it has nothing else), then its calls. */
-export function outputItems(meta: ResponseMeta, turnId: string, answer: ModelAnswer): Item[] {
+export function outputItems(
+  meta: ResponseMeta,
+  turnId: string,
+  answer: ModelAnswer,
+): Item[] {
   const text = answer.text !== "" || answer.toolCalls.length === 0
     ? [messageItem(`msg_${hexOf(turnId)}`, answer.text, "completed")]
     : [];
-  return [...text, ...answer.toolCalls.map((c, i) => callItem(meta, turnId, i, c, "completed"))];
+  return [
+    ...text,
+    ...callsOf(meta, answer).map((c, i) =>
+      callItem(meta, turnId, i, c, "completed")
+    ),
+  ];
 }
 
 function outputText(output: readonly Item[]): string {
   return output.flatMap((item) =>
     item.type === "message"
-      ? (item.content as Item[]).flatMap((p) => p.type === "output_text" ? [p.text] : [])
+      ? (item.content as Item[]).flatMap((p) =>
+        p.type === "output_text" ? [p.text] : []
+      )
       : []
   ).join("");
 }
@@ -134,7 +155,9 @@ function responseObject(
     background: false,
     completed_at: state.status === "completed" ? meta.created : null,
     error: state.error ?? null,
-    incomplete_details: state.status === "incomplete" && reason !== null ? { reason } : null,
+    incomplete_details: state.status === "incomplete" && reason !== null
+      ? { reason }
+      : null,
     instructions: e.instructions,
     max_output_tokens: e.max_output_tokens,
     model: state.model,
@@ -190,9 +213,10 @@ function identified(items: readonly Item[], turnId: string): Item[] {
     custom_tool_call_output: "ctco",
   };
   return items.map((item, i) =>
-    typeof item.id === "string"
-      ? item
-      : { id: `${prefix[String(item.type)] ?? "item"}_${hexOf(turnId)}_in${i}`, ...item }
+    typeof item.id === "string" ? item : {
+      id: `${prefix[String(item.type)] ?? "item"}_${hexOf(turnId)}_in${i}`,
+      ...item,
+    }
   );
 }
 
@@ -224,26 +248,36 @@ export function responseRecorder(meta: ResponseMeta) {
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
-function routerHeaders(sessionId: string, turnId: string): Record<string, string> {
+function routerHeaders(
+  sessionId: string,
+  turnId: string,
+): Record<string, string> {
   return { "x-router-session-id": sessionId, "x-router-trace-id": turnId };
 }
 
 /** The `error.code` values OpenAI's response object allows: the native code goes in the message. */
 function failedError(failure: Failure): { code: string; message: string } {
-  const code = failure.code === "rate_limited" || failure.code === "budget_exceeded"
-    ? "rate_limit_exceeded"
-    : "server_error";
+  const code =
+    failure.code === "rate_limited" || failure.code === "budget_exceeded"
+      ? "rate_limit_exceeded"
+      : "server_error";
   return { code, message: `${failure.code}: ${failure.message}` };
 }
 
 /** The Responses surface of one request. */
-export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSurface {
+export function responsesSurface(
+  meta: ResponseMeta,
+  sessionId: string,
+): TurnSurface {
   return {
     answer(result, turnId) {
       const body = answeredResponse(meta, turnId, answerOf(result));
       return new Response(JSON.stringify(body), {
         status: 200,
-        headers: { "content-type": "application/json", ...routerHeaders(sessionId, turnId) },
+        headers: {
+          "content-type": "application/json",
+          ...routerHeaders(sessionId, turnId),
+        },
       });
     },
     framing(turnId) {
@@ -253,9 +287,15 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
       const output: Item[] = [];
       let message: { index: number; text: string } | null = null;
       const event = (type: string, fields: Item) =>
-        `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
+        `event: ${type}\ndata: ${
+          JSON.stringify({ type, sequence_number: seq++, ...fields })
+        }\n\n`;
       const inProgress = () =>
-        responseObject(meta, turnId, { status: "in_progress", model, output: [] });
+        responseObject(meta, turnId, {
+          status: "in_progress",
+          model,
+          output: [],
+        });
       /** `response.created` and `.in_progress` go with the first content, so a fallback shows nothing. */
       const open = (): string => {
         if (opened) return "";
@@ -275,7 +315,12 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
           item_id: msgId,
           output_index: message.index,
           content_index: 0,
-          part: { type: "output_text", text: "", annotations: [], logprobs: [] },
+          part: {
+            type: "output_text",
+            text: "",
+            annotations: [],
+            logprobs: [],
+          },
         });
       };
       const endMessage = (): string => {
@@ -295,7 +340,11 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
           output_index: index,
           content_index: 0,
           part: { type: "output_text", text, annotations: [], logprobs: [] },
-        }) + event("response.output_item.done", { output_index: index, item: done });
+        }) +
+          event("response.output_item.done", {
+            output_index: index,
+            item: done,
+          });
       };
       let calls = 0;
       const call = (
@@ -308,7 +357,11 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
         const custom = done.type === "custom_tool_call";
         const added = event("response.output_item.added", {
           output_index: index,
-          item: { ...done, status: "in_progress", ...(custom ? { input: "" } : { arguments: "" }) },
+          item: {
+            ...done,
+            status: "in_progress",
+            ...(custom ? { input: "" } : { arguments: "" }),
+          },
         });
         const body = custom
           ? event("response.custom_tool_call_input.delta", {
@@ -331,7 +384,10 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
             arguments: done.arguments,
           });
         return added + body +
-          event("response.output_item.done", { output_index: index, item: done });
+          event("response.output_item.done", {
+            output_index: index,
+            item: done,
+          });
       };
       return {
         frame(e: TurnEvent) {
@@ -353,9 +409,14 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
               );
             }
             case "call_tool":
+              if (!meta.echo.parallel_tool_calls && calls > 0) return null;
               return encoder.encode(
                 open() + endMessage() +
-                  call({ callId: e.call_id, name: e.name, arguments: e.arguments }),
+                  call({
+                    callId: e.call_id,
+                    name: e.name,
+                    arguments: e.arguments,
+                  }),
               );
             default:
               return null;
@@ -381,7 +442,9 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
           model ||= `${answer.provider}/${answer.model}`;
           let head = open();
           // What no event carried (a model called without streaming) is sent whole here.
-          if (calls === 0 && (answer.text !== "" || answer.toolCalls.length === 0)) {
+          if (
+            calls === 0 && (answer.text !== "" || answer.toolCalls.length === 0)
+          ) {
             if (message === null && output.length === 0) {
               head += startMessage();
               if (answer.text !== "") {
@@ -397,7 +460,7 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
             }
           }
           head += endMessage();
-          for (const c of answer.toolCalls.slice(calls)) head += call(c);
+          for (const c of callsOf(meta, answer).slice(calls)) head += call(c);
           const response = answeredResponse(meta, turnId, answer, output);
           const type = response.status === "incomplete"
             ? "response.incomplete"
@@ -406,7 +469,10 @@ export function responsesSurface(meta: ResponseMeta, sessionId: string): TurnSur
         },
       };
     },
-    streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(sessionId, turnId) }),
+    streamHeaders: (turnId) => ({
+      ...SSE_HEADERS,
+      ...routerHeaders(sessionId, turnId),
+    }),
     // `response.created` waits for the first content: a turn that fails before it is an HTTP error.
     opensWithContent: true,
   };

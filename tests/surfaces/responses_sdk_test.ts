@@ -214,6 +214,45 @@ describe("the openai client on /v1/responses", () => {
     assert.equal(messages[2].tool_call_id, "call_0");
   });
 
+  test("parallel_tool_calls: false answers the model's first call alone", async () => {
+    await storePolicy(POLICY);
+    const two = [
+      { name: "read_file", arguments: { path: "a.ts" } },
+      { name: "read_file", arguments: { path: "b.ts" } },
+    ];
+    h.openai.enqueue(openAiReply({ calls: two }));
+    const parallel = await client().responses.create({
+      model: "switchyard",
+      input: "read both",
+      tools: [READ_FILE],
+    });
+    assert.equal(
+      parallel.output.filter((i) => i.type === "function_call").length,
+      2,
+    );
+    h.openai.enqueue(openAiReply({ calls: two }));
+    const one = await client().responses.create({
+      model: "switchyard",
+      input: "read both",
+      tools: [READ_FILE],
+      parallel_tool_calls: false,
+    });
+    const calls = one.output.filter((i) => i.type === "function_call");
+    assert.equal(calls.length, 1);
+    assert.equal(one.parallel_tool_calls, false);
+    await h.openai.enqueueFixture("openai", "parallel_tool_calls_streamed");
+    const streamed = await client().responses.stream({
+      model: "switchyard",
+      input: "read both",
+      tools: [READ_FILE],
+      parallel_tool_calls: false,
+    }).finalResponse();
+    assert.equal(
+      streamed.output.filter((i) => i.type === "function_call").length,
+      1,
+    );
+  });
+
   test("a freeform custom tool is offered as a function of one string and answers as custom_tool_call", async () => {
     await storePolicy(POLICY);
     const patch = "*** Begin Patch\n*** End Patch";
@@ -533,7 +572,9 @@ describe("the openai client on /v1/responses", () => {
     );
     const denied = trace.body.trace.events.filter((
       e: { event_type: string; payload: Json },
-    ) => e.event_type === "tool_call" && e.payload.plaintext.status === "denied");
+    ) =>
+      e.event_type === "tool_call" && e.payload.plaintext.status === "denied"
+    );
     assert.deepEqual(denied.map((e: Json) => e.payload.plaintext.tool_name), [
       "web_search",
     ]);
@@ -581,8 +622,15 @@ describe("the openai client on /v1/responses", () => {
 
   test("a stream that fails before its first content answers with an HTTP error status", async () => {
     await storePolicy(POLICY);
-    h.openai.enqueue({ status: 500, body: { error: { message: "boom", type: "server_error" } } });
-    const e = await client().responses.create({ model: "switchyard", input: "hi", stream: true })
+    h.openai.enqueue({
+      status: 500,
+      body: { error: { message: "boom", type: "server_error" } },
+    });
+    const e = await client().responses.create({
+      model: "switchyard",
+      input: "hi",
+      stream: true,
+    })
       .then(() => null, (e) => e);
     assert.ok(e instanceof OpenAI.APIError, String(e));
     assert.ok(e.status !== undefined && e.status >= 500, `status ${e.status}`);
@@ -689,18 +737,32 @@ describe("the check against OpenAI's document can fail (negative controls)", () 
         change(e);
         return `data: ${JSON.stringify(e)}`;
       }).join("\n\n");
-    const delta = events.findIndex((e) => e.type === "response.output_text.delta");
-    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => delete e.sequence_number)));
-    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => e.sequence_number += 1)));
-    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => delete e.item_id)));
+    const delta = events.findIndex((e) =>
+      e.type === "response.output_text.delta"
+    );
+    assert.throws(() =>
+      assertOpenAiStream(withEvent(delta, (e) => delete e.sequence_number))
+    );
+    assert.throws(() =>
+      assertOpenAiStream(withEvent(delta, (e) => e.sequence_number += 1))
+    );
+    assert.throws(() =>
+      assertOpenAiStream(withEvent(delta, (e) => delete e.item_id))
+    );
     assert.throws(() =>
       assertOpenAiStream(
         withEvent(delta, (e) => e.type = "response.text.delta"),
       )
     );
-    assert.throws(() => assertOpenAiStream(withEvent(0, (e) => e.response.object = "chat")));
-    const added = events.findIndex((e) => e.type === "response.output_item.added");
-    assert.throws(() => assertOpenAiStream(withEvent(added, (e) => delete e.output_index)));
+    assert.throws(() =>
+      assertOpenAiStream(withEvent(0, (e) => e.response.object = "chat"))
+    );
+    const added = events.findIndex((e) =>
+      e.type === "response.output_item.added"
+    );
+    assert.throws(() =>
+      assertOpenAiStream(withEvent(added, (e) => delete e.output_index))
+    );
     // The unmutated stream passes.
     assert.equal(assertOpenAiStream(text).length, events.length);
   });
