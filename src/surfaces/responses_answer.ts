@@ -97,9 +97,7 @@ function callsOf(
   meta: ResponseMeta,
   answer: ModelAnswer,
 ): ModelAnswer["toolCalls"] {
-  return meta.echo.parallel_tool_calls
-    ? answer.toolCalls
-    : answer.toolCalls.slice(0, 1);
+  return meta.echo.parallel_tool_calls ? answer.toolCalls : answer.toolCalls.slice(0, 1);
 }
 
 /** The answer's output items: its text (or an empty message when it has nothing else), then its calls. */
@@ -113,18 +111,14 @@ export function outputItems(
     : [];
   return [
     ...text,
-    ...callsOf(meta, answer).map((c, i) =>
-      callItem(meta, turnId, i, c, "completed")
-    ),
+    ...callsOf(meta, answer).map((c, i) => callItem(meta, turnId, i, c, "completed")),
   ];
 }
 
 function outputText(output: readonly Item[]): string {
   return output.flatMap((item) =>
     item.type === "message"
-      ? (item.content as Item[]).flatMap((p) =>
-        p.type === "output_text" ? [p.text] : []
-      )
+      ? (item.content as Item[]).flatMap((p) => p.type === "output_text" ? [p.text] : [])
       : []
   ).join("");
 }
@@ -155,9 +149,7 @@ function responseObject(
     background: false,
     completed_at: state.status === "completed" ? meta.created : null,
     error: state.error ?? null,
-    incomplete_details: state.status === "incomplete" && reason !== null
-      ? { reason }
-      : null,
+    incomplete_details: state.status === "incomplete" && reason !== null ? { reason } : null,
     instructions: e.instructions,
     max_output_tokens: e.max_output_tokens,
     model: state.model,
@@ -257,10 +249,9 @@ function routerHeaders(
 
 /** The `error.code` values OpenAI's response object allows: the native code goes in the message. */
 function failedError(failure: Failure): { code: string; message: string } {
-  const code =
-    failure.code === "rate_limited" || failure.code === "budget_exceeded"
-      ? "rate_limit_exceeded"
-      : "server_error";
+  const code = failure.code === "rate_limited" || failure.code === "budget_exceeded"
+    ? "rate_limit_exceeded"
+    : "server_error";
   return { code, message: `${failure.code}: ${failure.message}` };
 }
 
@@ -287,9 +278,7 @@ export function responsesSurface(
       const output: Item[] = [];
       let message: { index: number; text: string } | null = null;
       const event = (type: string, fields: Item) =>
-        `event: ${type}\ndata: ${
-          JSON.stringify({ type, sequence_number: seq++, ...fields })
-        }\n\n`;
+        `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
       const inProgress = () =>
         responseObject(meta, turnId, {
           status: "in_progress",

@@ -35,11 +35,7 @@ import {
 import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 import { responsesRequest } from "../../src/surfaces/responses_request.ts";
 import { call } from "../support/app.ts";
-import {
-  engineHarness,
-  ollamaReply,
-  openAiReply,
-} from "../support/engine_app.ts";
+import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
 
 const SEED = Number(process.env.EQUIVALENCE_SEED ?? 20261128);
 const N = Number(process.env.EQUIVALENCE_N ?? 4000);
@@ -58,8 +54,7 @@ function generator(seed: number) {
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
   const chance = (p: number) => next() < p;
-  const some = <T>(xs: readonly T[], p: number): T[] =>
-    xs.filter(() => chance(p));
+  const some = <T>(xs: readonly T[], p: number): T[] => xs.filter(() => chance(p));
   return { int, pick, chance, some };
 }
 type Rng = ReturnType<typeof generator>;
@@ -195,9 +190,7 @@ function policy(r: Rng, models: readonly string[]): Record<string, unknown> {
     ...(r.chance(0.25) ? { local_only: true } : {}),
     ...(r.chance(0.15) ? { requires_capabilities: { images: true } } : {}),
     ...(r.chance(0.1) ? { cost_limit: "0.000001" } : {}),
-    ...(r.chance(0.2)
-      ? { required_permissions: { permissions: { bash: "deny" } } }
-      : {}),
+    ...(r.chance(0.2) ? { required_permissions: { permissions: { bash: "deny" } } } : {}),
     effort: r.pick(["low", "medium", "high"]),
     ...route(r, models),
   }));
@@ -257,9 +250,7 @@ function conversation(r: Rng): Step[] {
   const user = (): Step => ({
     kind: "user",
     own: text(r, 8),
-    reminder: r.chance(0.3)
-      ? `<system-reminder>${text(r, 30)} review fix</system-reminder>`
-      : null,
+    reminder: r.chance(0.3) ? `<system-reminder>${text(r, 30)} review fix</system-reminder>` : null,
   });
   const steps: Step[] = [user()];
   for (let i = r.int(4); i > 0; i--) {
@@ -281,9 +272,7 @@ function userText(s: Extract<Step, { kind: "user" }>): string {
 }
 
 function openAiBody(model: string, system: string | null, steps: Step[]) {
-  const messages: unknown[] = system === null
-    ? []
-    : [{ role: "system", content: system }];
+  const messages: unknown[] = system === null ? [] : [{ role: "system", content: system }];
   for (const s of steps) {
     if (s.kind === "user") {
       messages.push({ role: "user", content: userText(s) });
@@ -353,9 +342,7 @@ function anthropicBody(model: string, system: string | null, steps: Step[]) {
       results = [];
       continue;
     }
-    const content: unknown[] = s.text === ""
-      ? []
-      : [{ type: "text", text: s.text }];
+    const content: unknown[] = s.text === "" ? [] : [{ type: "text", text: s.text }];
     for (const c of s.calls) {
       content.push({ type: "tool_use", id: c.id, name: c.name, input: c.args });
     }
@@ -412,9 +399,7 @@ function nativeBody(steps: Step[], explicit: string | null) {
       files.push({
         path,
         content: c.result,
-        content_hash: `sha256:${
-          createHash("sha256").update(c.result).digest("hex")
-        }`,
+        content_hash: `sha256:${createHash("sha256").update(c.result).digest("hex")}`,
         required: true,
       });
     }
@@ -530,10 +515,8 @@ function nativeOutcome(c: Case): Outcome {
 }
 
 const SURFACES = {
-  openai: (c: Case) =>
-    openAiChatRequest(openAiBody(c.model, c.system, c.steps)),
-  anthropic: (c: Case) =>
-    anthropicMessagesRequest(anthropicBody(c.model, c.system, c.steps)),
+  openai: (c: Case) => openAiChatRequest(openAiBody(c.model, c.system, c.steps)),
+  anthropic: (c: Case) => anthropicMessagesRequest(anthropicBody(c.model, c.system, c.steps)),
   responses: (c: Case) =>
     responsesRequest(responsesBody(c.model, c.system, c.steps), {
       previous: null,
@@ -631,8 +614,7 @@ describe(`the service records the native preview's decision (seed ${SEED}, HTTP 
     const events = trace.body.trace.events.filter((e: { trace_id: string }) =>
       e.trace_id === traceId
     );
-    const of = (type: string) =>
-      events.find((e: { event_type: string }) => e.event_type === type);
+    const of = (type: string) => events.find((e: { event_type: string }) => e.event_type === type);
     if (of("routing_decision") === undefined) return null;
     const said = of("classification").payload.plaintext;
     const routed = of("routing_decision");
@@ -721,8 +703,7 @@ describe(`the service records the native preview's decision (seed ${SEED}, HTTP 
           if (code !== undefined) assert.equal(code, native.body.error.code);
           continue;
         }
-        const routed =
-          `'${native.body.routing.provider}/${native.body.routing.model}'`;
+        const routed = `'${native.body.routing.provider}/${native.body.routing.model}'`;
         if (session === null || traceId === null) {
           // A refusal before the call that does not name its turn: it names the model it chose.
           assert.equal(response.status, 403, JSON.stringify(answer));

@@ -10,11 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import {
-  deleteResponse,
-  findResponse,
-  readReferences,
-} from "../../src/store/responses.ts";
+import { deleteResponse, findResponse, readReferences } from "../../src/store/responses.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
 import { type ResponseRecord, writeTurn } from "../../src/store/turn_writes.ts";

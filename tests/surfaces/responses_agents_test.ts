@@ -8,13 +8,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import {
-  Agent,
-  OpenAIProvider,
-  Runner,
-  setTracingDisabled,
-  tool,
-} from "@openai/agents";
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from "@openai/agents";
 import { z } from "zod";
 import { call } from "../support/app.ts";
 import {

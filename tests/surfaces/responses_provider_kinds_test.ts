@@ -13,18 +13,9 @@ import OpenAI from "openai";
 import { adapterFor } from "../../src/providers/adapter_for.ts";
 import type { WireProtocol } from "../../src/providers/registry.ts";
 import type { ProviderEvent } from "../../src/providers/types.ts";
-import {
-  type Account,
-  call,
-  createTestApp,
-  signUp,
-  type TestApp,
-} from "../support/app.ts";
+import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
 import { responsesFetch } from "../support/openai_responses_schema.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 interface Kind {
   provider: WireProtocol;
@@ -128,9 +119,7 @@ async function adapterReads(
 }
 
 function headers(k: Kind): Record<string, string> {
-  return k.header === ""
-    ? {}
-    : { [`x-router-provider-${k.header}-api-key`]: "sk-test" };
+  return k.header === "" ? {} : { [`x-router-provider-${k.header}-api-key`]: "sk-test" };
 }
 
 async function usePolicy(k: Kind) {
@@ -181,9 +170,7 @@ for (const k of KINDS) {
         assert.equal(response.output_text, expected.text);
         assert.deepEqual(
           response.output.flatMap((i) =>
-            i.type === "function_call"
-              ? [{ name: i.name, arguments: JSON.parse(i.arguments) }]
-              : []
+            i.type === "function_call" ? [{ name: i.name, arguments: JSON.parse(i.arguments) }] : []
           ),
           expected.calls,
         );

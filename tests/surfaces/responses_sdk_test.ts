@@ -572,9 +572,7 @@ describe("the openai client on /v1/responses", () => {
     );
     const denied = trace.body.trace.events.filter((
       e: { event_type: string; payload: Json },
-    ) =>
-      e.event_type === "tool_call" && e.payload.plaintext.status === "denied"
-    );
+    ) => e.event_type === "tool_call" && e.payload.plaintext.status === "denied");
     assert.deepEqual(denied.map((e: Json) => e.payload.plaintext.tool_name), [
       "web_search",
     ]);
@@ -737,32 +735,18 @@ describe("the check against OpenAI's document can fail (negative controls)", () 
         change(e);
         return `data: ${JSON.stringify(e)}`;
       }).join("\n\n");
-    const delta = events.findIndex((e) =>
-      e.type === "response.output_text.delta"
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(delta, (e) => delete e.sequence_number))
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(delta, (e) => e.sequence_number += 1))
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(delta, (e) => delete e.item_id))
-    );
+    const delta = events.findIndex((e) => e.type === "response.output_text.delta");
+    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => delete e.sequence_number)));
+    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => e.sequence_number += 1)));
+    assert.throws(() => assertOpenAiStream(withEvent(delta, (e) => delete e.item_id)));
     assert.throws(() =>
       assertOpenAiStream(
         withEvent(delta, (e) => e.type = "response.text.delta"),
       )
     );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(0, (e) => e.response.object = "chat"))
-    );
-    const added = events.findIndex((e) =>
-      e.type === "response.output_item.added"
-    );
-    assert.throws(() =>
-      assertOpenAiStream(withEvent(added, (e) => delete e.output_index))
-    );
+    assert.throws(() => assertOpenAiStream(withEvent(0, (e) => e.response.object = "chat")));
+    const added = events.findIndex((e) => e.type === "response.output_item.added");
+    assert.throws(() => assertOpenAiStream(withEvent(added, (e) => delete e.output_index)));
     // The unmutated stream passes.
     assert.equal(assertOpenAiStream(text).length, events.length);
   });

@@ -9,10 +9,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ServiceError } from "../../src/core/errors.ts";
 import type { StoredResponse } from "../../src/store/responses.ts";
-import {
-  responsesReferences,
-  responsesRequest,
-} from "../../src/surfaces/responses_request.ts";
+import { responsesReferences, responsesRequest } from "../../src/surfaces/responses_request.ts";
 
 type Refs = Parameters<typeof responsesRequest>[1];
 const NO_REFS: Refs = { previous: null, items: new Map() };
