@@ -486,6 +486,146 @@ describe("the openai client on /v1/responses", () => {
     assert.deepEqual(texts, ["three", "two", "one"]);
   });
 
+  test("a Codex-shaped conversation: store false, reasoning items, hosted and freeform tools, one session by key", async () => {
+    await storePolicy(POLICY);
+    const conversation = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+    const tools = [
+      {
+        type: "function",
+        name: "shell",
+        description: "Runs a shell command and returns its output.",
+        strict: false,
+        parameters: {
+          type: "object",
+          properties: {
+            command: { type: "array", items: { type: "string" } },
+            workdir: { type: "string" },
+            timeout_ms: { type: "number" },
+          },
+          required: ["command"],
+          additionalProperties: false,
+        },
+      },
+      {
+        type: "custom",
+        name: "apply_patch",
+        description: "Use the `apply_patch` tool to edit files.",
+        format: {
+          type: "grammar",
+          syntax: "lark",
+          definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF',
+        },
+      },
+      { type: "web_search" },
+    ];
+    const base = {
+      model: "switchyard",
+      instructions: "You are a coding agent running in the Codex CLI.",
+      tools,
+      tool_choice: "auto",
+      parallel_tool_calls: false,
+      reasoning: { effort: "medium", summary: "auto" },
+      store: false,
+      stream: true,
+      include: ["reasoning.encrypted_content"],
+      prompt_cache_key: conversation,
+      text: { verbosity: "medium" },
+    };
+    const opening = [
+      {
+        type: "message",
+        role: "developer",
+        content: [{
+          type: "input_text",
+          text: "<permissions instructions>sandboxed</permissions instructions>",
+        }],
+      },
+      {
+        type: "message",
+        role: "user",
+        content: [{
+          type: "input_text",
+          text: "<environment_context>cwd: /repo</environment_context>",
+        }],
+      },
+      {
+        type: "message",
+        role: "user",
+        content: [{ type: "input_text", text: "List the files" }],
+      },
+    ];
+    const post = async (body: unknown) => {
+      const r = await responsesFetch(() => h.app)(
+        "http://switchyard.test/v1/responses",
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${h.alice.apiKey}`,
+            "content-type": "application/json",
+            ...PROVIDER_KEY,
+          },
+          body: JSON.stringify(body),
+        },
+      );
+      assert.equal(r.status, 200);
+      return {
+        session: r.headers.get("x-router-session-id"),
+        events: assertOpenAiStream(await r.text()),
+      };
+    };
+    h.openai.enqueue(openAiToolCallStream("shell", { command: ["ls"] }));
+    const first = await post({ ...base, input: opening });
+    const done = first.events.find((e) =>
+      e.type === "response.output_item.done" &&
+      (e.item as Json).type === "function_call"
+    );
+    const call_ = done!.item as Json;
+    assert.equal(call_.name, "shell");
+    assert.equal(call_.arguments, '{"command":["ls"]}');
+    const offered = sent(0).tools.map((t: Json) => t.function.name);
+    assert.deepEqual(offered, ["shell", "apply_patch"]);
+    assert.equal(sent(0).messages[0].content.includes("Codex CLI"), true);
+    // The next request resends everything, with an encrypted reasoning item, the call and its output.
+    h.openai.enqueue(openAiStream(["README.md  src"]));
+    const second = await post({
+      ...base,
+      input: [
+        ...opening,
+        {
+          type: "reasoning",
+          id: "rs_1",
+          summary: [],
+          content: null,
+          encrypted_content: "gAAA",
+        },
+        {
+          type: "function_call",
+          name: "shell",
+          arguments: call_.arguments,
+          call_id: call_.call_id,
+        },
+        {
+          type: "function_call_output",
+          call_id: call_.call_id,
+          output: "README.md\nsrc\n",
+        },
+      ],
+    });
+    assert.equal(second.events.at(-1)!.type, "response.completed");
+    assert.equal(second.session, first.session);
+    const messages = sent(1).messages;
+    assert.deepEqual(messages.map((m: Json) => m.role), [
+      "system",
+      "user",
+      "user",
+      "assistant",
+      "tool",
+    ]);
+    // Retrievable by no one: Codex stores nothing.
+    const id = (second.events.at(-1)!.response as Json).id;
+    await assert.rejects(client().responses.retrieve(id), OpenAI.NotFoundError);
+  });
+
   test("refusals in OpenAI's shape: conversation, a hosted tool_choice, untrimmable input", async () => {
     await storePolicy(POLICY);
     const refused = async (body: Record<string, unknown>, param: string) => {
