@@ -6,6 +6,7 @@
  * date-time. Nothing a refused request carried is stored.
  */
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import {
   type Account,
@@ -31,6 +32,10 @@ after(() => app.close());
 const admin = (method: string, path: string, body: unknown) =>
   call(app, method, path, { token: OPERATOR, body });
 
+/** What a name may not hold: controls, line and paragraph separators, bidi formatting. */
+const UNPRINTABLE =
+  /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
 /** A refusal: 422 invalid_request at `path`, its message matching `message` and echoing no control. */
 function assertRefused(
   r: CallResult,
@@ -48,7 +53,7 @@ function assertRefused(
   assert.match(r.body.error.message, message, what);
   assert.doesNotMatch(
     r.body.error.message,
-    /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u,
+    UNPRINTABLE,
     `${what}: the message echoes no control`,
   );
 }
@@ -296,7 +301,8 @@ describe("POST /api/v1/auth/keys", () => {
   before(async () => {
     alice = await signUp(app);
   });
-  const create = (body: unknown) => call(app, "POST", KEYS, { token: alice.token, body });
+  const create = (body: unknown) =>
+    call(app, "POST", KEYS, { token: alice.token, body });
   const keyCount = async () =>
     (await call(app, "GET", KEYS, { token: alice.token })).body.keys.length;
 
@@ -377,6 +383,49 @@ describe("POST /api/v1/auth/keys", () => {
       const r = await create({ name: "dated", expires_at });
       assert.equal(r.status, 201, `${expires_at}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.expires_at, iso);
+    }
+  });
+});
+
+describe("the OpenAPI document", () => {
+  test("the request schemas are closed and the name pattern refuses what the service refuses", async () => {
+    const doc = JSON.parse(
+      await readFile(
+        new URL("../../src/http/openapi.json", import.meta.url),
+        "utf8",
+      ),
+    );
+    const schemas = doc.components.schemas;
+    const update = schemas.AdminUpdateUserRequest;
+    for (
+      const closed of [
+        schemas.CreateApiKeyRequest,
+        schemas.AdminAddUserRequest,
+        update,
+        update.properties.budget.oneOf[0],
+      ]
+    ) {
+      assert.equal(closed.additionalProperties, false);
+    }
+    const names = [
+      schemas.CreateApiKeyRequest.properties.name,
+      schemas.AdminAddUserRequest.properties.name,
+      update.properties.name.oneOf[0],
+    ];
+    for (const name of names) {
+      assert.equal(name.maxLength, 100);
+      const pattern = new RegExp(name.pattern, "u");
+      let hostile = 0;
+      for (const [bad] of BAD_NAMES) {
+        if (typeof bad === "string" && UNPRINTABLE.test(bad)) {
+          assert.equal(pattern.test(bad), false, JSON.stringify(bad));
+          hostile++;
+        }
+      }
+      assert.equal(hostile, 17, "every hostile name was tried");
+      for (const good of ["ada", "Zoë", "👨‍👩‍👧", "李小龙"]) {
+        assert.ok(pattern.test(good), good);
+      }
     }
   });
 });
