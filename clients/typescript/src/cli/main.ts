@@ -21,6 +21,7 @@ import { errorJson, errorReport } from "./error_report.ts";
 import { loadOrCreateKey } from "./key_file.ts";
 import { loadPolicy } from "./policy_file.ts";
 import { terminal } from "./terminal.ts";
+import { UsageError } from "./usage_error.ts";
 
 const USAGE = `usage: switchyard <command> [options]
 
@@ -105,7 +106,9 @@ const parse = (args: string[]) =>
 
 function count(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} expects an integer >= 0, got "${value}"`);
+  if (!/^\d+$/.test(value)) {
+    throw new UsageError(`--${name} expects an integer >= 0, got "${value}"`);
+  }
   return Number(value);
 }
 
@@ -173,7 +176,7 @@ async function run(argv: string[]): Promise<number> {
     }
     if (command === "policy") {
       if (rest[1] === undefined) {
-        throw new Error("usage: switchyard policy test <cases-dir> [--update]");
+        throw new UsageError("usage: switchyard policy test <cases-dir> [--update]");
       }
       // Loaded only here: the routing core is the heaviest part of the client.
       const { policyTest } = await import("./policy_test.ts");
@@ -184,7 +187,7 @@ async function run(argv: string[]): Promise<number> {
     if (command === "login") return await login(ctx), 0;
     requireLogin(ctx);
     const id = () => {
-      if (rest[0] === undefined) throw new Error(`usage: switchyard ${command} <session-id>`);
+      if (rest[0] === undefined) throw new UsageError(`usage: switchyard ${command} <session-id>`);
       return rest[0];
     };
     switch (command) {
@@ -201,7 +204,7 @@ async function run(argv: string[]): Promise<number> {
         await chatCommand(ctx, rest.length > 0 ? rest.join(" ") : undefined, flags);
         break;
       case "preview":
-        if (rest.length === 0) throw new Error("usage: switchyard preview <prompt>");
+        if (rest.length === 0) throw new UsageError("usage: switchyard preview <prompt>");
         await preview(ctx, rest.join(" "), {
           session: flags.session,
           policy: flags.policy ? await loadPolicy(flags.policy) : undefined,
@@ -234,12 +237,12 @@ async function run(argv: string[]): Promise<number> {
         await models(ctx, flags, Object.keys(providerKeys(flags["provider-key"])));
         break;
       default:
-        throw new Error(`unknown command "${command}"; run \`switchyard --help\``);
+        throw new UsageError(`unknown command "${command}"; run \`switchyard --help\``);
     }
     return 0;
   } catch (error) {
     term.err(flags.json ? errorJson(error) : errorReport(error));
-    return 1;
+    return error instanceof UsageError ? 2 : 1;
   } finally {
     term.close();
   }
