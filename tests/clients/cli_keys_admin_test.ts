@@ -168,8 +168,10 @@ describe("stored names are printed escaped", () => {
     assert.ok(row.includes(`${userId}  ${escaped}  enabled`), row);
     assert.equal(rows.filter((line) => line.includes("root  enabled")).length, 1, "no forged row");
     assert.ok(rows.every((line) => !hostile.test(line)), JSON.stringify(users.stdout));
-    // --json keeps the stored name exactly, for scripts.
-    const json = JSON.parse((await operator(["list", "--json"])).stdout);
+    // --json keeps the stored name exactly, for scripts, in text safe to print.
+    const jsonText = (await operator(["list", "--json"])).stdout;
+    assert.doesNotMatch(jsonText.replace(/\n */g, ""), hostile);
+    const json = JSON.parse(jsonText);
     assert.equal(json.find((u: { user_id: string }) => u.user_id === userId).name, forged);
 
     const home2 = join(home, "mallory");

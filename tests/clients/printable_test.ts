@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { printable } from "../../clients/typescript/src/cli/printable.ts";
+import { printable, printableJson } from "../../clients/typescript/src/cli/printable.ts";
 import { errorReport } from "../../clients/typescript/src/cli/error_report.ts";
 import { SwitchyardError } from "../../clients/typescript/src/errors.ts";
 
@@ -28,6 +28,18 @@ describe("printable", () => {
     for (const text of ["ada", "Zoë Ångström", "李小龙", "محمد", "👨‍👩‍👧", "C:\\dir", "a\u00a0b"]) {
       assert.equal(printable(text), text);
     }
+  });
+
+  test("JSON output keeps every string exact and prints no control", () => {
+    const value = { name: "\u001b[2J\u0085ada\u202e\u2028x\n", n: 1 };
+    const text = printableJson(value);
+    assert.deepEqual(JSON.parse(text), value);
+    const layout = text.replace(/\n {0,2}/g, "");
+    assert.doesNotMatch(
+      layout,
+      /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u,
+    );
+    assert.match(text, /"\\u001b\[2J\\u0085ada\\u202e\\u2028x\\n"/);
   });
 
   test("an error message from the service is shown escaped", () => {

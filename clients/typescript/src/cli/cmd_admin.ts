@@ -7,7 +7,7 @@
 import process from "node:process";
 import { type AdminUser, createAdminClient } from "../admin_client.ts";
 import type { Terminal } from "./terminal.ts";
-import { printable } from "./printable.ts";
+import { printable, printableJson } from "./printable.ts";
 import { UsageError } from "./usage_error.ts";
 
 export const ADMIN_USAGE = "usage: switchyard admin users add NAME | list | rename ID NAME | " +
@@ -58,7 +58,7 @@ export async function admin(
     );
   }
   const users = createAdminClient({ baseUrl: url, operatorToken }).users;
-  const json = (value: unknown) => term.out(`${JSON.stringify(value, null, 2)}\n`);
+  const json = (value: unknown) => term.out(`${printableJson(value)}\n`);
   const need = (value: string | undefined, count = 1) => {
     if (value === undefined || (count === 1 && name !== undefined)) {
       throw new UsageError(ADMIN_USAGE);

@@ -5,7 +5,7 @@
  */
 import type { ApiKeyInfo } from "../keys.ts";
 import type { Context } from "./context.ts";
-import { printable } from "./printable.ts";
+import { printable, printableJson } from "./printable.ts";
 import { UsageError } from "./usage_error.ts";
 
 export const KEYS_USAGE = "usage: switchyard keys list | create NAME [--expires ISO] | revoke ID";
@@ -24,7 +24,7 @@ export async function keys(
   flags: { expires?: string; json?: boolean },
 ): Promise<void> {
   const [action, arg, extra] = args;
-  const json = (value: unknown) => ctx.term.out(`${JSON.stringify(value, null, 2)}\n`);
+  const json = (value: unknown) => ctx.term.out(`${printableJson(value)}\n`);
   if (extra !== undefined) throw new UsageError(KEYS_USAGE);
   switch (action) {
     case undefined:

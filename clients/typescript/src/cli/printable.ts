@@ -26,3 +26,18 @@ function escape(char: string): string {
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, escape);
 }
+
+/**
+ * What JSON.stringify leaves raw inside strings and a terminal still obeys:
+ * DEL, C1 and the separators and bidi formatting (it escapes C0 itself, so a
+ * raw C0 in its output is the layout's own newline).
+ */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `value` as indented JSON whose strings are exact and whose text is safe to print. */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    RAW_IN_JSON,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
