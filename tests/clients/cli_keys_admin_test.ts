@@ -227,6 +227,10 @@ describe("exit status", () => {
       const r = await operator(args);
       assert.equal(r.code, 2, `admin users ${args.join(" ")}: ${r.stderr}`);
     }
+    // Before knowing who is logged in: an unknown command is still bad usage.
+    const nobody = await cli(["bogus"], { env: { XDG_CONFIG_HOME: join(home, "nobody") } });
+    assert.equal(nobody.code, 2, nobody.stderr);
+    assert.match(nobody.stderr, /unknown command "bogus"/);
     // Understood, and refused by the service: 1.
     const failed = await cli(["keys", "revoke", "00000000-0000-7000-8000-000000000000"], { env });
     assert.equal(failed.code, 1, failed.stderr);

@@ -100,6 +100,19 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** The commands that act for the logged-in user (besides `policy`, `admin` and `login`). */
+const SIGNED_IN_COMMANDS = new Set([
+  "keys",
+  "logout",
+  "sessions",
+  "chat",
+  "preview",
+  "usage",
+  "trace",
+  "why",
+  "models",
+]);
+
 type Flags = ReturnType<typeof parse>["values"];
 const parse = (args: string[]) =>
   parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
@@ -182,6 +195,10 @@ async function run(argv: string[]): Promise<number> {
       const { policyTest } = await import("./policy_test.ts");
       const options = { update: flags.update ?? false, catalog: flags.catalog };
       return (await policyTest(term, rest[1], options)) ? 0 : 1;
+    }
+    // An unknown command is bad usage whether or not anyone is logged in.
+    if (!SIGNED_IN_COMMANDS.has(command) && command !== "login") {
+      throw new UsageError(`unknown command "${command}"; run \`switchyard --help\``);
     }
     const ctx = await openContext(flags, term, flags["api-key"] ?? process.env.SWITCHYARD_API_KEY);
     if (command === "login") return await login(ctx), 0;
