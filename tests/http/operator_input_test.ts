@@ -33,8 +33,7 @@ const admin = (method: string, path: string, body: unknown) =>
   call(app, method, path, { token: OPERATOR, body });
 
 /** What a name may not hold: controls, line and paragraph separators, bidi formatting. */
-const UNPRINTABLE =
-  /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
 
 /** A refusal: 422 invalid_request at `path`, its message matching `message` and echoing no control. */
 function assertRefused(
@@ -301,8 +300,7 @@ describe("POST /api/v1/auth/keys", () => {
   before(async () => {
     alice = await signUp(app);
   });
-  const create = (body: unknown) =>
-    call(app, "POST", KEYS, { token: alice.token, body });
+  const create = (body: unknown) => call(app, "POST", KEYS, { token: alice.token, body });
   const keyCount = async () =>
     (await call(app, "GET", KEYS, { token: alice.token })).body.keys.length;
 
