@@ -1,8 +1,8 @@
 /**
  * The errors and small readers every compatible surface's translation uses.
- * A malformed field is `invalid_request` (422, as natively); a field the API
- * defines but the service cannot honour is refused with 400 naming it
- * (decisions.md §12): `details.unsupported` tells the surface's error writer.
+ * A malformed field is `invalid_request`, and so is a field the API defines
+ * but the service cannot honour, named (`details.unsupported`); each surface
+ * answers both with 400 (decisions.md §12).
  */
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
@@ -33,14 +33,6 @@ export function unsupported(path: string, what: string): ServiceError {
     `unsupported parameter: ${what} is not supported by this service; leave it out`,
     { path, unsupported: true },
   );
-}
-
-/** The HTTP status of a failure on a compatible surface: 400 for what cannot be honoured. */
-export function surfaceStatus(
-  details: Record<string, unknown> | undefined,
-  status: number,
-): number {
-  return details?.unsupported === true ? 400 : status;
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;

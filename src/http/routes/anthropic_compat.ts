@@ -1,8 +1,8 @@
 /**
  * Anthropic's Messages API on Switchyard (decisions.md §12): `POST
  * /v1/messages` runs one turn; `POST /v1/messages/count_tokens` counts its
- * input as routing estimates it. Errors come in Anthropic's shape with the
- * native status; `anthropic-version` and `anthropic-beta` change nothing.
+ * input as routing estimates it. Errors come in Anthropic's shape with
+ * Anthropic's status; `anthropic-version` and `anthropic-beta` change nothing.
  */
 import { estimateTokens } from "../../core/tokens.ts";
 import { anthropicError, anthropicSurface } from "../../surfaces/anthropic_answer.ts";

@@ -1,9 +1,9 @@
 /**
  * OpenAI's API on Switchyard (decisions.md §12): `POST /v1/chat/completions`
  * runs one turn; `GET /v1/models` and `GET /v1/models/{id}` list what the
- * `model` field takes. Errors come in OpenAI's shape with the native status;
- * `GET /v1/models` answers in Anthropic's list shape when asked by an
- * Anthropic client (an `anthropic-version` header).
+ * `model` field takes. Errors come in OpenAI's shape with OpenAI's status;
+ * `GET /v1/models` answers (errors included) in Anthropic's shapes when asked
+ * by an Anthropic client (an `anthropic-version` header).
  */
 import { ServiceError } from "../../core/errors.ts";
 import { listingTimeoutMs } from "../../providers/listing.ts";
@@ -75,7 +75,7 @@ const asAnthropic = (ctx: RequestContext) => ctx.request.headers.has("anthropic-
 export const listCompatModels: Endpoint = {
   auth: "key_or_token",
   apiKeyHeader: true,
-  renderError: openAiError,
+  // Errors in Anthropic's shape with `anthropic-version`, else OpenAI's (http/handler.ts).
   async handle(ctx) {
     const models = await listed(ctx);
     if (!asAnthropic(ctx)) return jsonResponse({ object: "list", data: models.map(openAiModel) });
@@ -91,7 +91,7 @@ export const listCompatModels: Endpoint = {
 export const getCompatModel: Endpoint = {
   auth: "key_or_token",
   apiKeyHeader: true,
-  renderError: openAiError,
+  // Errors in Anthropic's shape with `anthropic-version`, else OpenAI's (http/handler.ts).
   async handle(ctx) {
     const raw = ctx.params.provider === undefined
       ? ctx.params.model_id
