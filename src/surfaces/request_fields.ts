@@ -27,6 +27,36 @@ export function invalid(path: string, expected: string): ServiceError {
   return ServiceError.of("invalid_request", `invalid ${path}: expected ${expected}`, { path });
 }
 
+/**
+ * A number the API bounds, checked as the API itself checks it: outside the
+ * range is a 400 saying the range (decisions.md §12), before any provider.
+ */
+export function boundedNumber(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number = Infinity,
+): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v)) throw invalid(field, "a number");
+  if (v < min || v > max) {
+    throw ServiceError.of(
+      "invalid_request",
+      `invalid ${field}: ${v} is out of range; expected ${
+        max === Infinity ? `a number of at least ${min}` : `a number from ${min} to ${max}`
+      }`,
+      { path: field, ...(max === Infinity ? { minimum: min } : { minimum: min, maximum: max }) },
+    );
+  }
+  return v;
+}
+
+/** A message the API itself refuses (one without content, a result of no call), naming it. */
+export function refusedMessage(path: string, why: string): ServiceError {
+  return ServiceError.of("invalid_request", `invalid ${path}: ${why}`, { path });
+}
+
 export function unsupported(path: string, what: string): ServiceError {
   return ServiceError.of(
     "invalid_request",
