@@ -128,7 +128,11 @@ function findResponse(method: string, pathname: string, status: number, context:
     if (!response) {
       fail(context, `undocumented path (a status ${status} is not the unknown-path answer)`);
     }
-    return { key: `unmatched path ${status}`, response: resolveRef(openApiDocument, response) };
+    const where = unmatched === compatible ? "compatible " : "";
+    return {
+      key: `${where}unmatched path ${status}`,
+      response: resolveRef(openApiDocument, response),
+    };
   }
   const operation = openApiDocument.paths[template][method.toLowerCase()];
   if (!operation) {
