@@ -84,8 +84,8 @@ export const SURFACE_HTTP_STATUS: Record<ErrorCode, readonly [openai: number, an
     missing_capability: [400, 400],
     override_not_allowed: [403, 403],
     fallback_exhausted: [503, 529],
-    // The provider key is the client's own (a header it sends): its API key problem.
-    missing_provider_credentials: [401, 401],
+    // A provider key is a header the client sends: missing, the request lacks it; refused, it is a bad key.
+    missing_provider_credentials: [400, 400],
     run_in_flight: [409, 409],
     no_active_run: [400, 400],
     continuation_mismatch: [400, 400],
