@@ -102,7 +102,7 @@ const OPENAI_MALFORMED: [string, Body, string][] = [
   ["max_tokens 0", { max_tokens: 0 }, "max_tokens"],
   ["an unknown role", { messages: [{ role: "robot", content: "x" }] }, "messages[0].role"],
   ["stream not a boolean", { stream: "yes" }, "stream"],
-  ["a content part array where an object goes", { tool_choice: [] }, "tool_choice"],
+  ["an array where tool_choice takes an object", { tool_choice: [] }, "tool_choice"],
 ];
 
 /** Requests Anthropic's API itself refuses, each with the text its 400 says. */
