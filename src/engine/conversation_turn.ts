@@ -23,6 +23,7 @@ import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
+import { RecordedTurnFailure } from "./recorded_failure.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
@@ -338,13 +339,19 @@ export async function startConversationTurn(
     );
   }
   deps.telemetry.runClaimed("execute", claim.superseded !== null);
-  return await respondWithTurn({
-    deps,
-    runId,
-    turnId,
-    seq: claim.run.supersede_seq,
-    stream: call.stream,
-    surface: call.surface,
-    run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
-  });
+  try {
+    return await respondWithTurn({
+      deps,
+      runId,
+      turnId,
+      seq: claim.run.supersede_seq,
+      stream: call.stream,
+      surface: call.surface,
+      run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
+    });
+  } catch (error) {
+    // The turn is recorded (a refusal, every candidate failed): its answer names it.
+    if (!(error instanceof ServiceError)) throw error;
+    throw new RecordedTurnFailure(error.failure, session.id, turnId);
+  }
 }
