@@ -40,11 +40,21 @@ function blockText(content: unknown, path: string): string {
   if (!Array.isArray(content)) throw invalid(path, "a string or an array of text blocks");
   return content.map((b, i) => {
     if (isObject(b) && b.type === "text" && typeof b.text === "string") return b.text;
-    if (isObject(b) && b.type === "image") {
-      throw unsupported(`${path}[${i}]`, "an image in a tool result");
-    }
     throw invalid(`${path}[${i}]`, "a text block");
   }).join("");
+}
+
+/** A tool result's content: its text blocks joined, and its images (a screenshot a tool read). */
+function resultContent(content: unknown, path: string): { text: string; images: ImagePart[] } {
+  if (!Array.isArray(content)) return { text: blockText(content, path), images: [] };
+  const texts: string[] = [];
+  const images: ImagePart[] = [];
+  content.forEach((b, i) => {
+    if (isObject(b) && b.type === "image") images.push(image(b, `${path}[${i}]`));
+    else if (isObject(b) && b.type === "text" && typeof b.text === "string") texts.push(b.text);
+    else throw invalid(`${path}[${i}]`, "a text or image block");
+  });
+  return { text: texts.join(""), images };
 }
 
 function image(block: Record<string, unknown>, path: string): ImagePart {
@@ -73,11 +83,13 @@ function userMessages(content: unknown, path: string): ChatMessage[] {
     else if (b.type === "image") images.push(image(b, at));
     else if (b.type === "tool_result") {
       if (typeof b.tool_use_id !== "string") throw invalid(`${at}.tool_use_id`, "a string");
+      const result = resultContent(b.content, `${at}.content`);
       results.push({
         role: "tool",
         callId: b.tool_use_id,
-        content: blockText(b.content, `${at}.content`),
+        content: result.text,
         isError: b.is_error === true,
+        ...(result.images.length === 0 ? {} : { images: result.images }),
       });
     } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
   });
@@ -232,6 +244,34 @@ export function anthropicConversation(body: Record<string, unknown>) {
   };
 }
 
+/** The session part of Claude Code's older `user_<hash>_account_<uuid>_session_<uuid>`. */
+const SESSION_PART = /_session_([A-Za-z0-9-]+)$/;
+
+/**
+ * The conversation a client names in `metadata.user_id`, when it carries a
+ * session part: Claude Code sends `user_<hash>_account_<uuid>_session_<uuid>`,
+ * or (2.1.78 and later) the JSON text `{"device_id", "account_uuid",
+ * "session_id"}`. A user id without one names a user, not a conversation.
+ */
+export function metadataSessionKey(metadata: unknown): string | null {
+  if (!isObject(metadata)) return null;
+  const id = metadata.user_id;
+  let parsed: unknown = id;
+  if (typeof id === "string" && id.trimStart().startsWith("{")) {
+    try {
+      parsed = JSON.parse(id);
+    } catch {
+      return null;
+    }
+  }
+  if (isObject(parsed)) {
+    const session = parsed.session_id;
+    return typeof session === "string" && session !== "" ? session : null;
+  }
+  if (typeof parsed !== "string") return null;
+  return SESSION_PART.exec(parsed)?.[1] ?? null;
+}
+
 export function anthropicMessagesRequest(body: Record<string, unknown>): CompatRequest {
   const { model, system, messages, tools } = anthropicConversation(body);
   const max = body.max_tokens;
@@ -247,6 +287,7 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
   }
   const choice = toolChoice(body.tool_choice);
   const options = sampling(body);
+  const key = metadataSessionKey(body.metadata);
   return {
     surface: "anthropic",
     model,
@@ -257,6 +298,7 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
     ...(options === undefined ? {} : { sampling: options }),
     maxOutputTokens: max,
     stream: body.stream === true,
+    ...(key === null ? {} : { conversationKey: key }),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }

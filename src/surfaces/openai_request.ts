@@ -12,6 +12,7 @@ import type {
   ToolCall,
   ToolChoice,
   ToolSpec,
+  UserMessage,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
 import {
@@ -154,12 +155,17 @@ function conversation(raw: unknown): { system: string | null; messages: ChatMess
             `no earlier assistant message made the tool call '${m.tool_call_id}' this tool message answers`,
           );
         }
-        messages.push({
-          role: "tool",
-          callId: m.tool_call_id,
-          content: text(m.content, `${at}.content`),
-          isError: false,
-        });
+        {
+          // Chat Completions documents text parts only; an image part some clients send is kept.
+          const result = userMessage(m.content, `${at}.content`) as UserMessage;
+          messages.push({
+            role: "tool",
+            callId: m.tool_call_id,
+            content: result.content,
+            isError: false,
+            ...(result.images === undefined ? {} : { images: result.images }),
+          });
+        }
         break;
       default:
         throw invalid(`${at}.role`, "one of system, developer, user, assistant, tool");
@@ -279,6 +285,13 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** `prompt_cache_key` names the conversation (Codex sends its conversation id there). */
+function conversationKey(raw: unknown): { conversationKey: string } | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== "string") throw invalid("prompt_cache_key", "a string");
+  return raw === "" ? null : { conversationKey: raw };
+}
+
 export interface OpenAiRequest extends CompatRequest {
   includeUsage: boolean;
 }
@@ -311,6 +324,7 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
     ...(max === undefined ? {} : { maxOutputTokens: max }),
     stream: body.stream === true,
     includeUsage: streamOptions.include_usage === true,
+    ...(conversationKey(body.prompt_cache_key) ?? {}),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }
