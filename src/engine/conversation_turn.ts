@@ -16,7 +16,8 @@ import { textDelta } from "../core/turn_stream_events.ts";
 import { ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
-import { unsupportedOption } from "../providers/request_support.ts";
+import { REQUEST_SUPPORT, unsupportedOption } from "../providers/request_support.ts";
+import { isRemoteImage } from "../providers/image_parts.ts";
 import type { ContentNeed } from "../core/candidate_walk.ts";
 import type {
   ChatMessage,
@@ -31,6 +32,7 @@ import { assembleConversation, type ConversationSplit } from "./conversation_spl
 import { fallbacks } from "./fallback_hops.ts";
 import { imagesAsNotes, type OmittedImage } from "./image_notes.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
+import { RecordedTurnFailure } from "./recorded_failure.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
@@ -146,26 +148,37 @@ function refusal(d: TurnDecision, approval: NonNullable<ReturnType<typeof preCal
 
 /**
  * The messages the chosen model gets: the included history, the prompt and
- * the tail; for a model without image input, every image as a text note.
+ * the tail; for a model without image input, every image as a text note; for
+ * a provider that takes no image URLs, each image by URL outside the prompt
+ * as a note (the prompt's own is refused, as any option it cannot honour).
  */
-function messagesFor(turn: ConversationTurn, d: TurnDecision) {
+function messagesFor(t: TurnContext, turn: ConversationTurn, d: TurnDecision) {
   const labels = new Set(
     d.context.included.filter((i) => i.kind === "message").map((i) => i.label),
   );
   const messages: ChatMessage[] = assembleConversation(turn.split, labels);
-  if (d.routing.model.capabilities.images === true) return { messages, omitted: [] };
-  return imagesAsNotes(messages);
+  if (d.routing.model.capabilities.images !== true) {
+    return { ...imagesAsNotes(messages), why: "no image input" };
+  }
+  const protocol = findProvider(t.deps.registry, d.routing.model.provider)?.protocol;
+  if (protocol === undefined || REQUEST_SUPPORT[protocol].image_url) {
+    return { messages, omitted: [], why: "" };
+  }
+  return {
+    ...imagesAsNotes(messages, (image, m) => m !== turn.split.prompt && isRemoteImage(image)),
+    why: "no image URLs",
+  };
 }
 
-/** One excluded context item per image a model without image input did not get. */
-function omittedEvents(scope: TraceScope, omitted: readonly OmittedImage[]) {
+/** One excluded context item per image the chosen model did not get, with why. */
+function omittedEvents(scope: TraceScope, omitted: readonly OmittedImage[], why: string) {
   return omitted.map((o) =>
     traceEvent(scope, "context_selection", {
       path: null,
       kind: "image",
       label: `message ${o.message}`,
       included: false,
-      reason: "no image input",
+      reason: why,
       media_type: o.media_type,
       bytes: o.bytes,
     })
@@ -227,11 +240,16 @@ async function invoke(
 }
 
 /** The option the chosen provider cannot honour, as a 400 naming the surface's field. */
-function unhonoured(t: TurnContext, turn: ConversationTurn, d: TurnDecision, tools: ToolSpec[]) {
+function unhonoured(
+  t: TurnContext,
+  turn: ConversationTurn,
+  d: TurnDecision,
+  tools: ToolSpec[],
+  messages: readonly ChatMessage[],
+) {
   const { provider, model, capabilities } = d.routing.model;
   const entry = findProvider(t.deps.registry, provider);
   if (entry === undefined) return null;
-  const messages = [...turn.split.units.flat(), turn.split.prompt, ...turn.split.tail];
   // Only the prompt's images gate (an explicit model is not gated); others become notes.
   const images = (turn.split.prompt.images?.length ?? 0) > 0;
   const option = images && capabilities.images !== true ? "images" : unsupportedOption(
@@ -297,14 +315,14 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     });
     if (approval !== null) return await failTurn(t, refusal(d, approval));
     const tools = offered(turn, d);
-    const refused = unhonoured(t, turn, d, tools);
+    const sent = messagesFor(t, turn, d);
+    const refused = unhonoured(t, turn, d, tools, sent.messages);
     if (refused !== null) return await failTurn(t, refused);
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
     if (!admitted.ok) return await failTurn(t, admitted.failure);
-    const sent = messagesFor(turn, d);
     if (sent.omitted.length > 0) {
-      await noteTrace(t, omittedEvents(decisionScope(baseScope(t), d), sent.omitted));
+      await noteTrace(t, omittedEvents(decisionScope(baseScope(t), d), sent.omitted, sent.why));
     }
     t.sink.begin();
     let reply: ModelReply;
@@ -457,13 +475,19 @@ export async function startConversationTurn(
     );
   }
   deps.telemetry.runClaimed("execute", claim.superseded !== null);
-  return await respondWithTurn({
-    deps,
-    runId,
-    turnId,
-    seq: claim.run.supersede_seq,
-    stream: call.stream,
-    surface: call.surface,
-    run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
-  });
+  try {
+    return await respondWithTurn({
+      deps,
+      runId,
+      turnId,
+      seq: claim.run.supersede_seq,
+      stream: call.stream,
+      surface: call.surface,
+      run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
+    });
+  } catch (error) {
+    // The turn is recorded (a refusal, every candidate failed): its answer names it.
+    if (!(error instanceof ServiceError)) throw error;
+    throw new RecordedTurnFailure(error.failure, session.id, turnId);
+  }
 }

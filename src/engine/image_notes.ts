@@ -40,19 +40,27 @@ function withNotes(content: string, notes: readonly string[]): string {
   return [content, ...notes].filter((part) => part !== "").join("\n");
 }
 
-/** The messages with every image replaced by its note, and what was omitted. */
+/**
+ * The messages with each image `omit` picks (every one by default) replaced by
+ * its note, and what was omitted.
+ */
 export function imagesAsNotes(
   messages: readonly ChatMessage[],
+  omit: (image: ImagePart, message: ChatMessage) => boolean = () => true,
 ): { messages: ChatMessage[]; omitted: OmittedImage[] } {
   const omitted: OmittedImage[] = [];
   const out = messages.map((m, i): ChatMessage => {
     if (m.role === "assistant" || (m.images?.length ?? 0) === 0) return m;
-    const gone = m.images!.map((image) => describe(image, i + 1));
-    omitted.push(...gone);
-    const content = withNotes(m.content, gone.map(imageNote));
+    const gone = m.images!.filter((image) => omit(image, m));
+    if (gone.length === 0) return m;
+    const kept = m.images!.filter((image) => !gone.includes(image));
+    const notes = gone.map((image) => describe(image, i + 1));
+    omitted.push(...notes);
+    const content = withNotes(m.content, notes.map(imageNote));
+    const images = kept.length === 0 ? {} : { images: kept };
     return m.role === "user"
-      ? { role: "user", content }
-      : { role: "tool", callId: m.callId, content, isError: m.isError };
+      ? { role: "user", content, ...images }
+      : { role: "tool", callId: m.callId, content, isError: m.isError, ...images };
   });
   return { messages: out, omitted };
 }

@@ -149,7 +149,8 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([turn.surface.opensWithContent ? sink.firstFrame : sink.started, done]);
   if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
-    streamClosed();
+    // The stream is not sent: closing it stops its keep-alives (and counts it closed once).
+    sink.end(new Uint8Array(0));
     await recover(turn);
     throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
   }

@@ -14,7 +14,14 @@ import type {
   ToolSpec,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
-import { invalid, isObject, objectOr, unsupported } from "./request_fields.ts";
+import {
+  boundedNumber,
+  invalid,
+  isObject,
+  objectOr,
+  refusedMessage,
+  unsupported,
+} from "./request_fields.ts";
 
 const FIELDS: Record<string, string> = {
   seed: "seed",
@@ -116,6 +123,14 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
     : { role: "assistant", content: text, toolCalls: calls };
 }
 
+/** The content index of a user message's `n`th tool result (they come first in what it adds). */
+function resultIndex(content: unknown, n: number): number {
+  if (!Array.isArray(content)) return n;
+  let seen = -1;
+  const at = content.findIndex((b) => isObject(b) && b.type === "tool_result" && ++seen === n);
+  return at < 0 ? n : at;
+}
+
 /**
  * The conversation, and the text of its `system` messages: instructions a
  * client (Claude Code, for one) places between turns. The neutral turn has one
@@ -124,11 +139,35 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
 function conversation(raw: unknown): { messages: ChatMessage[]; systems: string[] } {
   if (!Array.isArray(raw) || raw.length === 0) throw invalid("messages", "a non-empty array");
   const systems: string[] = [];
+  /** The calls earlier assistant messages made: a tool result answers one of them. */
+  const called = new Set<string>();
   const messages = raw.flatMap((m, i) => {
     const at = `messages[${i}]`;
     if (!isObject(m)) throw invalid(at, "a message object");
-    if (m.role === "user") return userMessages(m.content, `${at}.content`);
-    if (m.role === "assistant") return [assistantMessage(m.content, `${at}.content`)];
+    if (m.role === "user") {
+      // As Anthropic's API: a user message has content (text, or at least one block).
+      if (
+        m.content === undefined || m.content === null || m.content === "" ||
+        (Array.isArray(m.content) && m.content.length === 0)
+      ) {
+        throw refusedMessage(`${at}.content`, "a user message needs non-empty content");
+      }
+      const added = userMessages(m.content, `${at}.content`);
+      added.forEach((r, j) => {
+        if (r.role === "tool" && !called.has(r.callId)) {
+          throw refusedMessage(
+            `${at}.content[${resultIndex(m.content, j)}].tool_use_id`,
+            `no earlier assistant message made the tool_use '${r.callId}' this tool_result answers`,
+          );
+        }
+      });
+      return added;
+    }
+    if (m.role === "assistant") {
+      const answer = assistantMessage(m.content, `${at}.content`);
+      if (answer.role === "assistant") answer.toolCalls?.forEach((c) => called.add(c.callId));
+      return [answer];
+    }
     if (m.role === "system") {
       systems.push(blockText(m.content, `${at}.content`));
       return [];
@@ -174,13 +213,6 @@ function toolChoice(raw: unknown): ToolChoice | undefined {
   throw invalid("tool_choice", 'type "auto", "any", "none" or "tool" with a name');
 }
 
-function number(body: Record<string, unknown>, field: string): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "number" || !Number.isFinite(v)) throw invalid(field, "a number");
-  return v;
-}
-
 function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   const stop = body.stop_sequences;
   if (
@@ -189,8 +221,9 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   ) {
     throw invalid("stop_sequences", "an array of strings");
   }
-  const temperature = number(body, "temperature");
-  const topP = number(body, "top_p");
+  // Anthropic's own ranges: temperature 0–1, top_p 0–1.
+  const temperature = boundedNumber(body, "temperature", 0, 1);
+  const topP = boundedNumber(body, "top_p", 0, 1);
   const out: SamplingOptions = {
     ...(temperature === undefined ? {} : { temperature }),
     ...(topP === undefined ? {} : { topP }),
@@ -245,7 +278,10 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
   if (typeof max !== "number" || !Number.isInteger(max) || max < 1) {
     throw invalid("max_tokens", "an integer of at least 1");
   }
-  if (body.top_k !== undefined && body.top_k !== null) throw unsupported("top_k", '"top_k"');
+  if (body.top_k !== undefined && body.top_k !== null) {
+    boundedNumber(body, "top_k", 0);
+    throw unsupported("top_k", '"top_k"');
+  }
   if (body.stream !== undefined && typeof body.stream !== "boolean") {
     throw invalid("stream", "a boolean");
   }

@@ -20,7 +20,7 @@ import {
   insertKeyedSession,
   readCompatRequest,
 } from "../store/conversation_turns.ts";
-import { listPolicyNames } from "../store/policies.ts";
+import { findPolicy, listPolicyNames } from "../store/policies.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
 import { equivalentBody, madeUpPaths, ownText } from "./equivalent_body.ts";
@@ -88,6 +88,19 @@ async function unknownModel(ctx: RequestContext, model: string): Promise<never> 
       `'switchyard/<name>[@<version>]' or a 'provider/model' of GET /v1/models (${stored}); ` +
       "store a policy with PUT /api/v1/policies/<name>",
   );
+}
+
+/**
+ * Answers 404 `model_not_found` for a `model` field `/v1/messages` would not
+ * run (an unknown name or named policy), as an endpoint that runs no turn
+ * (`count_tokens`) must too.
+ */
+export async function assertKnownModel(ctx: RequestContext, model: string): Promise<void> {
+  const choice = modelChoice(model);
+  if (choice === null) return await unknownModel(ctx, model);
+  if (choice.kind !== "policy") return;
+  const found = await findPolicy(ctx.deps.db, ctx.principal.userId, choice.name, choice.version);
+  if (found === null) return await unknownModel(ctx, model);
 }
 
 const TITLE_LENGTH = 80;

@@ -56,7 +56,10 @@ describe("CORS for listed origins", () => {
     });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("access-control-allow-origin"), LISTED);
-    assert.equal(r.headers.get("access-control-expose-headers"), "Retry-After, Allow");
+    assert.equal(
+      r.headers.get("access-control-expose-headers"),
+      "Retry-After, Allow, X-Router-Session-Id, X-Router-Trace-Id, X-Request-Id, Request-Id",
+    );
     assert.match(r.headers.get("vary") ?? "", /Origin/);
     assert.deepEqual(r.body, { user_id: account.userId });
   });

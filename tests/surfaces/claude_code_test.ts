@@ -222,6 +222,31 @@ describe("Claude Code's request, a PNG in a tool result, to every provider kind"
     });
   }
 
+  test("an image by URL in a tool result, to a provider that takes no image URLs: a note, not a 400", async () => {
+    const k = KINDS.find((kind) => kind.provider === "gemini")!;
+    await call(app, "PUT", "/api/v1/policies/default", {
+      token: alice.token,
+      body: {
+        routing: { default: { model: `${k.provider}/${k.model}` } },
+        privacy: { remote: { mode: "allow" } },
+      },
+    });
+    const fake = fakes.get(k.provider)!;
+    fake.requests.length = 0;
+    await fake.enqueueFixture(k.provider, "streamed_answer");
+    const body = structuredClone(RECORDED.body) as Any;
+    body.messages[2].content[0].content = [{
+      type: "image",
+      source: { type: "url", url: "https://example.test/shot.png" },
+    }];
+    const response = await send(k, body);
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    const sent = fake.requests.find((r) => r.method === "POST")!;
+    assert.ok(sent.body.includes("[image omitted: image by URL]"), sent.body);
+    assert.ok(!sent.body.includes("example.test"));
+  });
+
   test("the conversation goes on with the screenshot in its history, in the session its metadata names", async () => {
     const k = KINDS[0];
     await call(app, "PUT", "/api/v1/policies/default", {

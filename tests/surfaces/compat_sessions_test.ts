@@ -16,8 +16,15 @@ import type { Db } from "../../src/store/db.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { checkedFetch } from "../support/compat_fetch.ts";
 import { storesUnderTest } from "../support/databases.ts";
-import { createEngineApp, openAiReply } from "../support/engine_app.ts";
-import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
+import {
+  createEngineApp,
+  openAiReply,
+  openAiStream,
+} from "../support/engine_app.ts";
+import {
+  type FakeProvider,
+  startFakeProvider,
+} from "../support/fake_provider.ts";
 
 const PROVIDER_KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const POLICY = {
@@ -36,7 +43,11 @@ for (const store of storesUnderTest(process.env)) {
       opened = await store.open();
       db = opened.db;
       openai = await startFakeProvider();
-      app = await createEngineApp({ openai: openai.url, ollama: "http://127.0.0.1:9", db });
+      app = await createEngineApp({
+        openai: openai.url,
+        ollama: "http://127.0.0.1:9",
+        db,
+      });
       alice = await signUp(app);
       const stored = await call(app, "PUT", "/api/v1/policies/default", {
         token: alice.token,
@@ -82,23 +93,34 @@ for (const store of storesUnderTest(process.env)) {
       };
     }
 
-    async function metadataOf(session: string): Promise<Record<string, unknown>> {
-      const r = await call(app, "GET", `/api/v1/sessions/${session}`, { token: alice.token });
+    async function metadataOf(
+      session: string,
+    ): Promise<Record<string, unknown>> {
+      const r = await call(app, "GET", `/api/v1/sessions/${session}`, {
+        token: alice.token,
+      });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return r.body.session.metadata;
     }
 
     test("two conversations with identical first exchanges stay apart by their prompt_cache_key", async () => {
-      const first: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "hi" }];
+      const first: OpenAI.ChatCompletionMessageParam[] = [{
+        role: "user",
+        content: "hi",
+      }];
       openai.enqueue(openAiReply({ text: "hello" }));
       const a = await ask(first, "conversation-a");
       openai.enqueue(openAiReply({ text: "hello" }));
       const b = await ask(first, "conversation-b");
       assert.notEqual(a.session, b.session);
-      const next = [...first, { role: "assistant" as const, content: "hello" }, {
-        role: "user" as const,
-        content: "go on",
-      }];
+      const next = [
+        ...first,
+        { role: "assistant" as const, content: "hello" },
+        {
+          role: "user" as const,
+          content: "go on",
+        },
+      ];
       openai.enqueue(openAiReply({ text: "a2" }));
       assert.equal((await ask(next, "conversation-a")).session, a.session);
       openai.enqueue(openAiReply({ text: "b2" }));
@@ -106,7 +128,8 @@ for (const store of storesUnderTest(process.env)) {
       // The key names the session even when the messages match nothing recorded.
       openai.enqueue(openAiReply({ text: "a3" }));
       assert.equal(
-        (await ask([{ role: "user", content: "new" }], "conversation-a")).session,
+        (await ask([{ role: "user", content: "new" }], "conversation-a"))
+          .session,
         a.session,
       );
       // Without a key, the digest rule: the latest turn recorded with that conversation.
@@ -130,7 +153,11 @@ for (const store of storesUnderTest(process.env)) {
         account_uuid: "",
         session_id: session,
       });
-      const send = async (userId: string | undefined, text: string, headers = {}) => {
+      const send = async (
+        userId: string | undefined,
+        text: string,
+        headers = {},
+      ) => {
         openai.enqueue(openAiReply({ text: "ok" }));
         const r = await messages(headers).messages.create({
           model: "switchyard",
@@ -142,12 +169,18 @@ for (const store of storesUnderTest(process.env)) {
       };
       const one = await send(legacy, "first");
       assert.equal(await send(json, "second"), one);
-      assert.equal(await send(undefined, "third", { "x-claude-code-session-id": session }), one);
+      assert.equal(
+        await send(undefined, "third", { "x-claude-code-session-id": session }),
+        one,
+      );
       // A user id without a session part names a user, not a conversation.
       const plain = await send("user-42", "fourth");
       assert.notEqual(plain, one);
       assert.notEqual(await send("user-42", "fifth"), plain);
-      const other = await send(legacy.replace(session, "other-session"), "sixth");
+      const other = await send(
+        legacy.replace(session, "other-session"),
+        "sixth",
+      );
       assert.notEqual(other, one);
     });
 
@@ -160,20 +193,32 @@ for (const store of storesUnderTest(process.env)) {
         }];
         openai.enqueue(openAiReply({ text: "planned" }));
         const origin = await ask(start, key);
-        const next = [...start, { role: "assistant" as const, content: "planned" }, {
+        const next = [...start, {
+          role: "assistant" as const,
+          content: "planned",
+        }, {
           role: "user" as const,
           content: "now do it",
         }];
         for (let i = 0; i < 8; i++) {
-          openai.enqueue({ ...openAiReply({ text: `part ${i}` }), delay_ms: 400 });
+          openai.enqueue({
+            ...openAiReply({ text: `part ${i}` }),
+            delay_ms: 400,
+          });
         }
         const answers = await Promise.all(
           Array.from({ length: 8 }, () => ask(next, key)),
         );
         const sessions = answers.map((a) => a.session);
         // One went on in the conversation's session, the others in forks of it.
-        assert.equal(sessions.filter((s) => s === origin.session).length, 1, sessions.join());
-        const forks = [...new Set(sessions.filter((s) => s !== origin.session))];
+        assert.equal(
+          sessions.filter((s) => s === origin.session).length,
+          1,
+          sessions.join(),
+        );
+        const forks = [
+          ...new Set(sessions.filter((s) => s !== origin.session)),
+        ];
         assert.equal(forks.length, 7);
         for (const fork of forks) {
           assert.deepEqual(await metadataOf(fork), {
@@ -196,7 +241,10 @@ for (const store of storesUnderTest(process.env)) {
         if (!keyed) {
           const forked = answers.find((a) => a.session !== origin.session)!;
           openai.enqueue(openAiReply({ text: "fork goes on" }));
-          const inFork = await ask([...next, { role: "assistant", content: forked.text }, {
+          const inFork = await ask([...next, {
+            role: "assistant",
+            content: forked.text,
+          }, {
             role: "user",
             content: "next",
           }]);
@@ -209,6 +257,44 @@ for (const store of storesUnderTest(process.env)) {
         assert.equal(rows[0].n, 7);
       });
     }
+
+    test("eight concurrent streamed continuations through the Anthropic client all stream", async () => {
+      const key = `user_${
+        "ab".repeat(32)
+      }_account__session_streamed-${store.name}`;
+      const first = [{ role: "user" as const, content: "start streaming" }];
+      openai.enqueue(openAiReply({ text: "started" }));
+      const origin = await messages().messages.create({
+        model: "switchyard",
+        max_tokens: 64,
+        messages: first,
+        metadata: { user_id: key },
+      }).withResponse();
+      const session = origin.response.headers.get("x-router-session-id")!;
+      for (let i = 0; i < 8; i++) {
+        openai.enqueue({ ...openAiStream([`part `, `${i}`]), delay_ms: 300 });
+      }
+      const answers = await Promise.all(Array.from({ length: 8 }, async () => {
+        const stream = messages().messages.stream({
+          model: "switchyard",
+          max_tokens: 64,
+          messages: [...first, { role: "assistant", content: "started" }, {
+            role: "user",
+            content: "go on",
+          }],
+          metadata: { user_id: key },
+        });
+        const final = await stream.finalMessage();
+        const { response } = await stream.withResponse();
+        return {
+          text: final.content,
+          session: response.headers.get("x-router-session-id")!,
+        };
+      }));
+      assert.equal(answers.filter((a) => a.session === session).length, 1);
+      assert.equal(new Set(answers.map((a) => a.session)).size, 8);
+      for (const a of answers) assert.match(JSON.stringify(a.text), /part \d/);
+    });
 
     test("a session named by header with a turn in flight forks too", async () => {
       const own = await call(app, "POST", "/api/v1/sessions", {
