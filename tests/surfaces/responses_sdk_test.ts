@@ -108,6 +108,7 @@ describe("the openai client on /v1/responses", () => {
     const sessionId = response.headers.get("x-router-session-id")!;
     const traceId = response.headers.get("x-router-trace-id")!;
     assert.equal(data.id, `resp_${traceId.replaceAll("-", "")}`);
+    assert.ok(response.headers.get("x-request-id"), "every answer carries a request id");
     const detail = await call(h.app, "GET", `/api/v1/sessions/${sessionId}`, {
       token: h.alice.token,
     });
@@ -638,6 +639,7 @@ describe("the openai client on /v1/responses", () => {
       assert.ok(e instanceof OpenAI.BadRequestError, String(e));
       assert.equal(e.status, 400);
       assert.equal(e.param, param);
+      assert.ok(e.requestID, "errors carry a request id");
       return e;
     };
     await refused({ conversation: "conv_1" }, "conversation");
@@ -772,6 +774,7 @@ describe("the openai client on /v1/responses", () => {
       .then(() => null, (e) => e);
     assert.ok(e instanceof OpenAI.APIError, String(e));
     assert.ok(e.status !== undefined && e.status >= 500, `status ${e.status}`);
+    assert.ok(e.headers?.get("x-router-trace-id"), "the recorded turn is named");
   });
 
   test("a fallback before the first content shows nothing of the failed candidate", async () => {
