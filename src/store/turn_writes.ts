@@ -34,7 +34,8 @@ export interface ResponseRecord {
   sessionId: string;
   response: Record<string, unknown>;
   inputItems: readonly Record<string, unknown>[];
-  items: readonly Record<string, unknown>[];
+  /** The response this one continues (`previous_response_id`); null: none. */
+  previousId: string | null;
   now: Date;
 }
 
@@ -141,15 +142,16 @@ export function turnWriteStatement(one: boolean, extras: Partial<TurnExtras> = {
       session_id: r.sessionId,
       response: r.response,
       input_items: r.inputItems,
-      items: r.items,
+      previous_id: r.previousId,
       created_at: r.now.toISOString(),
     }))));
     ctes.push(`responses AS (
-         INSERT INTO responses (id, user_id, session_id, response, input_items, items, created_at)
-         SELECT id, user_id, session_id, response, input_items, items, created_at
+         INSERT INTO responses
+           (id, user_id, session_id, previous_id, response, input_items, created_at)
+         SELECT id, user_id, session_id, previous_id, response, input_items, created_at
          FROM jsonb_to_recordset($${params.length + 1}::jsonb)
-           AS r(id text, user_id uuid, session_id uuid, response jsonb, input_items jsonb,
-                items jsonb, created_at timestamptz)
+           AS r(id text, user_id uuid, session_id uuid, previous_id text, response jsonb,
+                input_items jsonb, created_at timestamptz)
          ON CONFLICT (id) DO NOTHING
        )`);
   }

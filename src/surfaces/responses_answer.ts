@@ -32,7 +32,6 @@ export interface ResponseMeta {
   created: number;
   customTools: ReadonlySet<string>;
   inputItems: readonly Item[];
-  chainItems: readonly Item[];
 }
 
 const hexOf = (turnId: string) => turnId.replaceAll("-", "");
@@ -231,7 +230,7 @@ export function responseRecorder(meta: ResponseMeta) {
       sessionId: at.sessionId,
       response: answeredResponse(meta, at.turnId, answer, output),
       inputItems: input,
-      items: [...meta.chainItems, ...input, ...output],
+      previousId: meta.echo.previous_response_id,
       now: at.now,
     });
   };

@@ -1,8 +1,10 @@
 /**
  * The stored responses of the Responses API surface on every store driver:
  * written with a turn's records (alone and in a group write), read, resolved
- * (previous response and item references) and deleted by their owner only;
- * another user's id is absent; deleting the session forgets them.
+ * (a previous response with its whole chain, item references) and deleted by
+ * their owner only; another user's id is absent; a deleted response that a
+ * later one continues stays hidden as its context; deleting the session
+ * forgets them.
  */
 import assert from "node:assert/strict";
 import process from "node:process";
@@ -18,6 +20,7 @@ import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+const ids = (items: Record<string, unknown>[] | undefined) => items?.map((i) => i.id);
 
 for (const store of storesUnderTest(process.env)) {
   describe(`stored responses on ${store.name}`, () => {
@@ -40,23 +43,22 @@ for (const store of storesUnderTest(process.env)) {
       id: string,
       userId: string,
       sessionId: string,
+      previousId: string | null = null,
     ): ResponseRecord => ({
       id,
       userId,
       sessionId,
-      response: { id, object: "response", output_text: `answer of ${id}` },
-      inputItems: [{
-        id: `msg_${id}_in0`,
-        type: "message",
-        role: "user",
-        content: [],
-      }],
-      items: [
-        { id: `msg_${id}_in0`, type: "message", role: "user", content: [] },
-        { id: `msg_${id}`, type: "message", role: "assistant", content: [] },
-      ],
+      response: {
+        id,
+        object: "response",
+        output: [{ id: `msg_${id}`, type: "message", role: "assistant", content: [] }],
+      },
+      inputItems: [{ id: `msg_${id}_in0`, type: "message", role: "user", content: [] }],
+      previousId,
       now: at(2),
     });
+    const write = (...responses: ResponseRecord[]) =>
+      writeTurn(db, null, { messages: [], trace: [], usage: [], responses });
     before(async () => {
       opened = await store.open();
       db = opened.db;
@@ -68,20 +70,11 @@ for (const store of storesUnderTest(process.env)) {
       const alice = await user();
       const bob = await user();
       const s = await session(alice);
-      await writeTurn(db, null, {
-        messages: [],
-        trace: [],
-        usage: [],
-        responses: [record("resp_a", alice, s)],
-      });
+      await write(record("resp_a", alice, s));
       const found = await findResponse(db, alice, "resp_a");
       assert.equal(found?.session_id, s);
-      assert.deepEqual(found?.response, {
-        id: "resp_a",
-        object: "response",
-        output_text: "answer of resp_a",
-      });
-      assert.equal(found?.items.length, 2);
+      assert.equal(found?.response.id, "resp_a");
+      assert.deepEqual(ids(found?.input_items), ["msg_resp_a_in0"]);
       assert.equal(await findResponse(db, bob, "resp_a"), null);
 
       const refs = await readReferences(db, {
@@ -90,6 +83,8 @@ for (const store of storesUnderTest(process.env)) {
         itemIds: ["msg_resp_a", "msg_nowhere"],
       });
       assert.equal(refs.previous?.id, "resp_a");
+      assert.equal(refs.previous?.session_id, s);
+      assert.deepEqual(ids(refs.previous?.items), ["msg_resp_a_in0", "msg_resp_a"]);
       assert.deepEqual([...refs.items.keys()], ["msg_resp_a"]);
       const theirs = await readReferences(db, {
         userId: bob,
@@ -98,11 +93,7 @@ for (const store of storesUnderTest(process.env)) {
       });
       assert.equal(theirs.previous, null);
       assert.equal(theirs.items.size, 0);
-      const none = await readReferences(db, {
-        userId: alice,
-        previous: null,
-        itemIds: [],
-      });
+      const none = await readReferences(db, { userId: alice, previous: null, itemIds: [] });
       assert.equal(none.previous, null);
 
       assert.equal(await deleteResponse(db, bob, "resp_a"), false);
@@ -111,17 +102,50 @@ for (const store of storesUnderTest(process.env)) {
       assert.equal(await deleteResponse(db, alice, "resp_a"), false);
     });
 
+    test("a chain is read whole from its last response; a deleted link stays hidden as context", async () => {
+      const alice = await user();
+      const s = await session(alice);
+      await write(record("resp_1", alice, s));
+      await write(record("resp_2", alice, s, "resp_1"));
+      await write(record("resp_3", alice, s, "resp_2"));
+      const chain = await readReferences(db, { userId: alice, previous: "resp_3", itemIds: [] });
+      assert.deepEqual(ids(chain.previous?.items), [
+        "msg_resp_1_in0",
+        "msg_resp_1",
+        "msg_resp_2_in0",
+        "msg_resp_2",
+        "msg_resp_3_in0",
+        "msg_resp_3",
+      ]);
+      assert.equal(chain.previous?.response.id, "resp_3");
+      // Deleting the middle one hides it: gone for its owner, still the chain's context.
+      assert.equal(await deleteResponse(db, alice, "resp_2"), true);
+      assert.equal(await findResponse(db, alice, "resp_2"), null);
+      assert.equal(await deleteResponse(db, alice, "resp_2"), false);
+      const gone = await readReferences(db, {
+        userId: alice,
+        previous: "resp_2",
+        itemIds: ["msg_resp_2"],
+      });
+      assert.equal(gone.previous, null);
+      assert.equal(gone.items.size, 0);
+      const still = await readReferences(db, { userId: alice, previous: "resp_3", itemIds: [] });
+      assert.equal(still.previous?.items.length, 6);
+      // The last one, which nothing continues, is removed.
+      assert.equal(await deleteResponse(db, alice, "resp_3"), true);
+      const left = await db.query<{ id: string; deleted: boolean }>(
+        "SELECT id, deleted FROM responses WHERE session_id = $1 ORDER BY id",
+        [s],
+      );
+      assert.deepEqual(left.map((r) => [r.id, r.deleted]), [["resp_1", false], ["resp_2", true]]);
+    });
+
     test("a group write stores each turn's response; deleting the session forgets them", async () => {
       const alice = await user();
       const s = await session(alice);
       const writer = turnWriter(db);
       const turn = (id: string) =>
-        writer.write(null, {
-          messages: [],
-          trace: [],
-          usage: [],
-          responses: [record(id, alice, s)],
-        });
+        writer.write(null, { messages: [], trace: [], usage: [], responses: [record(id, alice, s)] });
       await Promise.all([turn("resp_b"), turn("resp_c"), turn("resp_d")]);
       for (const id of ["resp_b", "resp_c", "resp_d"]) {
         assert.equal((await findResponse(db, alice, id))?.id, id);

@@ -341,6 +341,16 @@ describe("the openai client on /v1/responses", () => {
     const session = r1.response.headers.get("x-router-session-id");
     assert.equal(r2.response.headers.get("x-router-session-id"), session);
     assert.equal(r3.response.headers.get("x-router-session-id"), session);
+    // Deleting a link of the chain: gone for its owner, yet the later response still continues.
+    await client().responses.delete(r2.data.id);
+    await assert.rejects(client().responses.retrieve(r2.data.id), OpenAI.NotFoundError);
+    h.openai.enqueue(openAiReply({ text: "four" }));
+    await client().responses.create({
+      model: "switchyard",
+      input: "fourth",
+      previous_response_id: r3.data.id,
+    });
+    assert.equal(sent(3).messages.length, 7);
   });
 
   test("store: false is retrievable by no one, yet recorded; prompt_cache_key keeps its session", async () => {

@@ -55,7 +55,6 @@ export const createResponse: Endpoint = {
       created: Math.floor(ctx.deps.now().getTime() / 1000),
       customTools: request.customTools,
       inputItems: request.inputItems,
-      chainItems: request.chainItems,
     };
     return await runCompatTurn(
       ctx,
