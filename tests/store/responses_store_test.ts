@@ -145,7 +145,12 @@ for (const store of storesUnderTest(process.env)) {
       const s = await session(alice);
       const writer = turnWriter(db);
       const turn = (id: string) =>
-        writer.write(null, { messages: [], trace: [], usage: [], responses: [record(id, alice, s)] });
+        writer.write(null, {
+          messages: [],
+          trace: [],
+          usage: [],
+          responses: [record(id, alice, s)],
+        });
       await Promise.all([turn("resp_b"), turn("resp_c"), turn("resp_d")]);
       for (const id of ["resp_b", "resp_c", "resp_d"]) {
         assert.equal((await findResponse(db, alice, id))?.id, id);
