@@ -10,6 +10,7 @@ import { sha256Hex } from "../platform/secrets.ts";
 import type { Policy } from "../core/turn_request_types.ts";
 import type { Queryable } from "./db.ts";
 import type { NamedPolicy } from "./policies.ts";
+import { type References, referencesOf, referencesSql } from "./responses.ts";
 import type { SessionRow } from "./sessions.ts";
 
 interface ReadingRow {
@@ -26,6 +27,8 @@ interface ReadingRow {
   s_metadata: Record<string, unknown>;
   s_created_at: Date;
   s_updated_at: Date;
+  r_chain?: Parameters<typeof referencesOf>[0];
+  r_items?: Parameters<typeof referencesOf>[1];
 }
 
 /** What a compatible request needs before its claim, read in one round trip. */
@@ -37,6 +40,8 @@ export interface CompatReading {
    * (without a key) the one whose conversation has the digest; null: none.
    */
   session: SessionRow | null;
+  /** What a Responses request refers to, when it asked (store/responses.ts). */
+  references?: References;
 }
 
 /** How a conversation key is stored: its SHA-256, never the client's text. */
@@ -60,14 +65,22 @@ export async function readCompatRequest(
     keyDigest: string | null;
     /** Used only without a key. */
     digest: string | null;
+    /**
+     * A Responses request's stored response and items: read too, and the
+     * session is the previous response's.
+     */
+    references?: { previous: string | null; itemIds: readonly string[] };
   },
 ): Promise<CompatReading> {
+  const refs = r.references;
   const rows = await db.query<ReadingRow>(
     `SELECT p.name AS p_name, p.version AS p_version, p.created_at AS p_created_at,
             p.policy::text AS p_policy,
             s.id AS s_id, s.user_id AS s_user_id, s.title AS s_title, s.scope AS s_scope,
             s.key_id AS s_key_id, s.archived AS s_archived, s.metadata AS s_metadata,
-            s.created_at AS s_created_at, s.updated_at AS s_updated_at
+            s.created_at AS s_created_at, s.updated_at AS s_updated_at${
+      refs === undefined ? "" : ", r.r_chain, r.r_items"
+    }
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (
        SELECT name, version, created_at, policy FROM policies
@@ -76,14 +89,29 @@ export async function readCompatRequest(
      ) AS p ON true
      LEFT JOIN LATERAL (
        SELECT * FROM sessions
-       WHERE user_id = $1 AND id = coalesce(
+       WHERE user_id = $1 AND id = coalesce(${
+      refs === undefined ? "" : `
+         (SELECT session_id FROM responses
+          WHERE $7::text IS NOT NULL AND id = $7 AND user_id = $1 AND NOT deleted),`
+    }
          $4::uuid,
          (SELECT session_id FROM conversation_keys WHERE user_id = $1 AND key_digest = $6),
          (SELECT session_id FROM conversation_turns
           WHERE user_id = $1 AND digest = $5 AND $6::text IS NULL)
        )
-     ) AS s ON true`,
-    [r.userId, r.policy, r.version, r.sessionId, r.digest, r.keyDigest],
+     ) AS s ON true${
+      refs === undefined ? "" : `
+     LEFT JOIN LATERAL (${referencesSql("$1", "$7", "$8")}) AS r ON true`
+    }`,
+    [
+      r.userId,
+      r.policy,
+      r.version,
+      r.sessionId,
+      r.digest,
+      r.keyDigest,
+      ...(refs === undefined ? [] : [refs.previous, JSON.stringify(refs.itemIds)]),
+    ],
   );
   const row = rows[0];
   return {
@@ -104,6 +132,9 @@ export async function readCompatRequest(
       created_at: row.s_created_at,
       updated_at: row.s_updated_at,
     },
+    ...(refs === undefined
+      ? {}
+      : { references: referencesOf(row.r_chain ?? null, row.r_items ?? null) }),
   };
 }
 

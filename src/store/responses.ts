@@ -32,71 +32,74 @@ export async function findResponse(
   return rows[0] ?? null;
 }
 
-interface ChainRow {
-  kind: "chain" | "item";
+/**
+ * A lateral subquery (`r_chain`, `r_items`) reading a request's references:
+ * the chain ending at response `$prev` (oldest first, the last with its whole
+ * response) and the user's stored items with the ids in `$ids` (JSON).
+ */
+export function referencesSql(user: string, prev: string, ids: string): string {
+  return `SELECT
+       (WITH RECURSIVE chain AS (
+          SELECT id, previous_id, session_id, response, input_items, 0 AS depth FROM responses
+          WHERE ${prev}::text IS NOT NULL AND id = ${prev} AND user_id = ${user} AND NOT deleted
+          UNION ALL
+          SELECT r.id, r.previous_id, r.session_id, r.response, r.input_items, c.depth + 1
+          FROM responses r JOIN chain c ON r.id = c.previous_id
+          WHERE r.user_id = ${user}
+        )
+        SELECT jsonb_agg(jsonb_build_object(
+                 'id', id, 'session_id', session_id,
+                 'response', CASE WHEN depth = 0 THEN response END,
+                 'input_items', input_items, 'output', response->'output'
+               ) ORDER BY depth DESC)
+        FROM chain) AS r_chain,
+       (SELECT jsonb_agg(i)
+        FROM responses r, jsonb_array_elements(r.input_items || (r.response->'output')) AS i
+        WHERE jsonb_array_length(${ids}::jsonb) > 0 AND r.user_id = ${user} AND NOT r.deleted
+          AND i->>'id' IN (SELECT jsonb_array_elements_text(${ids}::jsonb))) AS r_items`;
+}
+
+export interface References {
+  /** The response continued, with its chain's items; null: none asked, or none of the user's. */
+  previous: StoredResponse | null;
+  /** The user's stored items by id, of those asked for. */
+  items: Map<string, Item>;
+}
+
+interface ChainLink {
   id: string;
   session_id: string;
   response: Item | null;
   input_items: Item[];
-  output: Item[];
+  output: Item[] | null;
 }
 
-/**
- * What a request refers to, read in one round trip: the response it continues
- * (`previous`, with its chain's items; null when none was asked or it is none
- * of the user's) and the user's stored items with the ids it references.
- */
-export async function readReferences(
-  db: Queryable,
-  r: { userId: string; previous: string | null; itemIds: readonly string[] },
-): Promise<{ previous: StoredResponse | null; items: Map<string, Item> }> {
-  const rows = await db.query<ChainRow>(
-    `WITH RECURSIVE chain AS (
-       SELECT id, previous_id, session_id, response, input_items, 0 AS depth FROM responses
-       WHERE $2::text IS NOT NULL AND id = $2 AND user_id = $1 AND NOT deleted
-       UNION ALL
-       SELECT r.id, r.previous_id, r.session_id, r.response, r.input_items, c.depth + 1
-       FROM responses r JOIN chain c ON r.id = c.previous_id
-       WHERE r.user_id = $1
-     ),
-     wanted AS (SELECT jsonb_array_elements_text($3::jsonb) AS id)
-     SELECT kind, id, session_id, response, input_items, output FROM (
-       SELECT 'chain' AS kind, id, session_id,
-              CASE WHEN depth = 0 THEN response END AS response,
-              input_items, response->'output' AS output, depth
-       FROM chain
-       UNION ALL
-       SELECT 'item', r.id, r.session_id, NULL,
-              (SELECT coalesce(jsonb_agg(i), '[]'::jsonb)
-               FROM jsonb_array_elements(r.input_items || (r.response->'output')) AS i
-               WHERE i->>'id' IN (SELECT id FROM wanted)),
-              '[]'::jsonb, 0
-       FROM responses r
-       WHERE jsonb_array_length($3::jsonb) > 0 AND r.user_id = $1 AND NOT r.deleted
-         AND EXISTS (
-           SELECT 1 FROM jsonb_array_elements(r.input_items || (r.response->'output')) AS i
-           WHERE i->>'id' IN (SELECT id FROM wanted)
-         )
-     ) AS found
-     ORDER BY kind, depth DESC`,
-    [r.userId, r.previous, JSON.stringify(r.itemIds)],
-  );
-  const chain = rows.filter((row) => row.kind === "chain");
-  const last = chain.at(-1);
-  const previous = last === undefined ? null : {
+/** The references as `referencesSql` reads them. */
+export function referencesOf(chain: ChainLink[] | null, found: Item[] | null): References {
+  const last = chain?.at(-1);
+  const previous = chain === null || last === undefined ? null : {
     id: last.id,
     session_id: last.session_id,
     response: last.response ?? {},
     input_items: last.input_items,
-    items: chain.flatMap((row) => [...row.input_items, ...row.output]),
+    items: chain.flatMap((link) => [...link.input_items, ...(link.output ?? [])]),
   };
-  const items = new Map<string, Item>();
-  for (const row of rows) {
-    if (row.kind === "item") {
-      for (const item of row.input_items) items.set(String(item.id), item);
-    }
-  }
-  return { previous, items };
+  return { previous, items: new Map((found ?? []).map((i) => [String(i.id), i])) };
+}
+
+/**
+ * What a request refers to, read in one round trip (the Responses surface
+ * reads it with the rest of its request, conversation_turns.ts).
+ */
+export async function readReferences(
+  db: Queryable,
+  r: { userId: string; previous: string | null; itemIds: readonly string[] },
+): Promise<References> {
+  const rows = await db.query<{ r_chain: ChainLink[] | null; r_items: Item[] | null }>(
+    referencesSql("$1", "$2", "$3"),
+    [r.userId, r.previous, JSON.stringify(r.itemIds)],
+  );
+  return referencesOf(rows[0].r_chain, rows[0].r_items);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   readCompatRequest,
 } from "../store/conversation_turns.ts";
 import { findPolicy, listPolicyNames } from "../store/policies.ts";
+import type { References } from "../store/responses.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
 import { equivalentBody, madeUpPaths, ownText } from "./equivalent_body.ts";
@@ -44,8 +45,13 @@ export interface CompatRequest {
    * (decisions.md §12 "Which session"); without it the digest rule applies.
    */
   conversationKey?: string;
-  /** The session the request continues whatever its headers say (a previous response's). */
-  sessionId?: string;
+  /**
+   * What a Responses request refers to: read with the request, its previous
+   * response's session continued, and handed to `complete`.
+   */
+  references?: { previous: string | null; itemIds: readonly string[] };
+  /** The request once its references are read (the chain's items before its own). */
+  complete?(references: References): CompatRequest;
   /** False: a turn whose context would be trimmed to fit is refused instead. */
   trimming?: boolean;
   /** The client's tools that are never offered to a model, for the trace. */
@@ -118,7 +124,10 @@ function titleOf(messages: readonly ChatMessage[]): string {
 async function readRequest(ctx: RequestContext, request: CompatRequest) {
   const choice = modelChoice(request.model);
   if (choice === null) return await unknownModel(ctx, request.model);
-  const named = request.sessionId ?? ctx.request.headers.get("x-router-session-id");
+  const header = ctx.request.headers.get("x-router-session-id");
+  // A previous response names its session (read below): neither key nor digest is asked.
+  const continues = request.references?.previous != null;
+  const named = continues ? null : header;
   if (
     named !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(named)
   ) {
@@ -130,7 +139,9 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     (request.surface === "anthropic"
       ? ctx.request.headers.get("x-claude-code-session-id") || undefined
       : undefined);
-  const keyDigest = named === null && key !== undefined ? conversationKeyDigest(key) : null;
+  const keyDigest = named === null && !continues && key !== undefined
+    ? conversationKeyDigest(key)
+    : null;
   const reading = await readCompatRequest(ctx.deps.db, {
     userId: ctx.principal.userId,
     policy: choice.kind === "policy" ? choice.name : "default",
@@ -138,9 +149,10 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     sessionId: named?.toLowerCase() ?? null,
     keyDigest,
     // The conversation so far, as an earlier turn recorded it with its answer.
-    digest: named !== null || keyDigest !== null || last < 0
+    digest: named !== null || continues || keyDigest !== null || last < 0
       ? null
       : conversationDigest(request.system, request.messages.slice(0, last + 1)),
+    ...(request.references === undefined ? {} : { references: request.references }),
   });
   if (choice.kind === "policy" && reading.policy === null) {
     return await unknownModel(ctx, request.model);
@@ -148,9 +160,10 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
   return {
     policy: reading.policy?.policy ?? {},
     explicit: choice.kind === "model" ? choice.ref : null,
-    named,
+    named: continues ? reading.references?.previous?.session_id ?? null : named,
     keyDigest,
     found: reading.session,
+    references: reading.references,
   };
 }
 
@@ -281,7 +294,11 @@ export async function runCompatTurn(
   surface: (session: SessionRow) => TurnSurface,
 ): Promise<Response> {
   acceptTurns(ctx.deps);
-  const { policy, explicit, named, keyDigest, found } = await readRequest(ctx, request);
+  const read = await readRequest(ctx, request);
+  const { policy, explicit, named, keyDigest, found } = read;
+  if (request.complete !== undefined) {
+    request = request.complete(read.references ?? { previous: null, items: new Map() });
+  }
   const turn = conversationTurnOf(request, policy, explicit);
   const session = await sessionFor(ctx, request, named, keyDigest, found);
   const deps = engineDeps(ctx.deps);

@@ -543,7 +543,6 @@ export function responsesRequest(
     ...(max === undefined ? {} : { maxOutputTokens: max }),
     stream: body.stream === true,
     ...(cacheKey === null || cacheKey === "" ? {} : { conversationKey: cacheKey }),
-    ...(refs.previous === null ? {} : { sessionId: refs.previous.session_id }),
     trimming: truncation === "auto",
     ...(offered.hosted.length === 0 ? {} : { notOffered: offered.hosted }),
     fieldOf: (option) => FIELDS[option] ?? option,

@@ -7,8 +7,13 @@
 import { ServiceError } from "../../core/errors.ts";
 import { estimateTokens } from "../../core/tokens.ts";
 import type { ChatMessage } from "../../providers/types.ts";
-import { deleteResponse, findResponse, readReferences } from "../../store/responses.ts";
-import { runCompatTurn } from "../../surfaces/compat_turn.ts";
+import {
+  deleteResponse,
+  findResponse,
+  readReferences,
+  type References,
+} from "../../store/responses.ts";
+import { type CompatRequest, runCompatTurn } from "../../surfaces/compat_turn.ts";
 import { invalid } from "../../surfaces/request_fields.ts";
 import {
   responseRecorder,
@@ -32,37 +37,76 @@ function responseNotFound(id: string, path?: string): ServiceError {
   );
 }
 
-/** The request translated, with what it refers to read first (only when it refers to any). */
+function responseNotFoundIn(refs: References, wanted: { previous: string | null }) {
+  if (wanted.previous !== null && refs.previous === null) {
+    throw responseNotFound(wanted.previous, "previous_response_id");
+  }
+}
+
+/** The request translated, once what it refers to is read (input_tokens reads it alone). */
 async function translated(ctx: RequestContext): Promise<ResponsesRequest> {
   const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
   const wanted = responsesReferences(body);
   const refs = wanted.previous === null && wanted.itemIds.length === 0
     ? { previous: null, items: new Map() }
     : await readReferences(ctx.deps.db, { userId: ctx.principal.userId, ...wanted });
-  if (wanted.previous !== null && refs.previous === null) {
-    throw responseNotFound(wanted.previous, "previous_response_id");
-  }
+  responseNotFoundIn(refs, wanted);
   return responsesRequest(body, refs);
+}
+
+function withRecorder(request: ResponsesRequest, created: number) {
+  const meta = {
+    echo: request.echo,
+    created,
+    customTools: request.customTools,
+    inputItems: request.inputItems,
+  };
+  return { request: { ...request, recordAnswer: responseRecorder(meta) }, meta };
 }
 
 export const createResponse: Endpoint = {
   auth: "key_or_token",
   renderError: responsesError,
   async handle(ctx) {
-    const request = await translated(ctx);
-    const meta = {
-      echo: request.echo,
-      created: Math.floor(ctx.deps.now().getTime() / 1000),
-      customTools: request.customTools,
-      inputItems: request.inputItems,
+    const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
+    const wanted = responsesReferences(body);
+    const created = Math.floor(ctx.deps.now().getTime() / 1000);
+    let meta: ReturnType<typeof withRecorder>["meta"] | null = null;
+    const complete = (refs: References) => {
+      responseNotFoundIn(refs, wanted);
+      const made = withRecorder(responsesRequest(body, refs), created);
+      meta = made.meta;
+      return made.request;
     };
-    return await runCompatTurn(
-      ctx,
-      { ...request, recordAnswer: responseRecorder(meta) },
-      (session) => responsesSurface(meta, session.id),
-    );
+    // Without references the request is translated (and checked) before anything is read;
+    // with them, its previous response and items are read with the rest of the request.
+    const request: CompatRequest = wanted.previous === null && wanted.itemIds.length === 0
+      ? complete({ previous: null, items: new Map() })
+      : {
+        ...pending(body),
+        references: wanted,
+        complete,
+      };
+    return await runCompatTurn(ctx, request, (session) => responsesSurface(meta!, session.id));
   },
 };
+
+/** A referencing request before its references are read: enough to find its policy. */
+function pending(body: Record<string, unknown>): CompatRequest {
+  if (typeof body.model !== "string" || body.model === "") throw invalid("model", "a model name");
+  return {
+    surface: "responses",
+    model: body.model,
+    system: null,
+    messages: [],
+    tools: [],
+    stream: body.stream === true,
+    ...(typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== ""
+      ? { conversationKey: body.prompt_cache_key }
+      : {}),
+    fieldOf: (option) => option,
+  };
+}
 
 async function stored(ctx: RequestContext) {
   const id = ctx.params.response_id ?? "";
