@@ -11,6 +11,7 @@ import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
+import { readCompatRequest } from "../../src/store/conversation_turns.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { deleteResponse, findResponse, readReferences } from "../../src/store/responses.ts";
 import { insertSession } from "../../src/store/sessions.ts";
@@ -138,6 +139,48 @@ for (const store of storesUnderTest(process.env)) {
         [s],
       );
       assert.deepEqual(left.map((r) => [r.id, r.deleted]), [["resp_1", false], ["resp_2", true]]);
+    });
+
+    test("a request's reading carries its references, the previous response's session first", async () => {
+      const alice = await user();
+      const bob = await user();
+      const s = await session(alice);
+      const other = await session(alice);
+      await write(record("resp_x", alice, s));
+      await write(record("resp_y", alice, s, "resp_x"));
+      const ask = (userId: string, previous: string | null, itemIds: string[] = []) =>
+        readCompatRequest(db, {
+          userId,
+          policy: "default",
+          version: null,
+          sessionId: other,
+          keyDigest: null,
+          digest: null,
+          references: { previous, itemIds },
+        });
+      const reading = await ask(alice, "resp_y", ["msg_resp_x"]);
+      assert.equal(reading.session?.id, s, "the previous response's session, not the header's");
+      assert.deepEqual(ids(reading.references?.previous?.items), [
+        "msg_resp_x_in0",
+        "msg_resp_x",
+        "msg_resp_y_in0",
+        "msg_resp_y",
+      ]);
+      assert.deepEqual([...reading.references!.items.keys()], ["msg_resp_x"]);
+      const theirs = await ask(bob, "resp_y", ["msg_resp_x"]);
+      assert.equal(theirs.references?.previous, null);
+      assert.equal(theirs.references?.items.size, 0);
+      // Without references the reading is as it always was.
+      const plain = await readCompatRequest(db, {
+        userId: alice,
+        policy: "default",
+        version: null,
+        sessionId: other,
+        keyDigest: null,
+        digest: null,
+      });
+      assert.equal(plain.session?.id, other);
+      assert.equal(plain.references, undefined);
     });
 
     test("a group write stores each turn's response; deleting the session forgets them", async () => {
