@@ -17,12 +17,18 @@ import { ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { unsupportedOption } from "../providers/request_support.ts";
-import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
+import type {
+  CacheMark,
+  ChatMessage,
+  SamplingOptions,
+  ToolChoice,
+  ToolSpec,
+} from "../providers/types.ts";
 import { noRecords } from "../store/turn_writes.ts";
 import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
-import { callModel, type ModelReply } from "./provider_call.ts";
+import { callModel, type ModelReply, promptCaching } from "./provider_call.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
@@ -46,6 +52,10 @@ export interface ConversationTurn {
   request: TurnRequest;
   /** The client's system prompt, sent as it is; null: none. */
   system: string | null;
+  /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
+  systemCache?: CacheMark;
+  /** The client's own prompt-cache key (OpenAI's `prompt_cache_key`); else the session's id. */
+  cacheKey?: string;
   /** What classification reads when it is not the whole prompt (text a harness injected left out). */
   classificationText?: string;
   split: ConversationSplit;
@@ -108,6 +118,7 @@ async function invoke(
     apiKey: model.auth === "none" ? undefined : t.credentials.get(model.provider),
     timeoutMs: t.deps.config.limits.providerTimeoutMs,
     system: turn.system ?? "",
+    ...(turn.systemCache === undefined ? {} : { systemCache: turn.systemCache }),
     messages,
     tools,
     effort: d.routing.effort,
@@ -115,6 +126,7 @@ async function invoke(
     ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
     ...(turn.maxOutputTokens === undefined ? {} : { maxOutputTokens: turn.maxOutputTokens }),
     stream,
+    caching: promptCaching(t.input.request.policy, t.session.id, turn.cacheKey),
     signal: t.signal,
     newId: t.deps.newId,
     onEvent: (e) => {
@@ -267,6 +279,10 @@ async function answered(
     stopReason: reply.stopReason,
     inputTokens: usage.input_tokens ?? null,
     outputTokens: usage.output_tokens ?? null,
+    ...(usage.cache_read_tokens === undefined ? {} : { cacheReadTokens: usage.cache_read_tokens }),
+    ...(usage.cache_write_tokens === undefined
+      ? {}
+      : { cacheWriteTokens: usage.cache_write_tokens }),
   };
   (t.records.conversations ??= []).push({
     userId: t.session.user_id,

@@ -14,7 +14,13 @@ import type { ModelAnswer } from "../engine/turn_context.ts";
 import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
-import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
+import type {
+  CacheMark,
+  ChatMessage,
+  SamplingOptions,
+  ToolChoice,
+  ToolSpec,
+} from "../providers/types.ts";
 import { readCompatRequest } from "../store/conversation_turns.ts";
 import { listPolicyNames } from "../store/policies.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
@@ -27,6 +33,8 @@ export interface CompatRequest {
   surface: SurfaceName;
   model: string;
   system: string | null;
+  /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
+  systemCache?: CacheMark;
   messages: ChatMessage[];
   tools: ToolSpec[];
   toolChoice?: ToolChoice;
@@ -202,6 +210,7 @@ export async function runCompatTurn(
   const turn: ConversationTurn = {
     request: parsed.value,
     system: request.system,
+    ...(request.systemCache === undefined ? {} : { systemCache: request.systemCache }),
     ...(classified === prompt.content ? {} : { classificationText: classified }),
     split,
     tools: request.tools,
