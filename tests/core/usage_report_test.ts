@@ -97,25 +97,83 @@ describe("usage report", () => {
 
   test("0.1 + 0.2 is exactly 0.3, trailing zeros trimmed, zero as 0", () => {
     assert.equal(
-      usageReport([ev({ cost: "0.1" }), ev({ cost: "0.2" })], plain).total.estimated_cost,
+      usageReport([ev({ cost: "0.1" }), ev({ cost: "0.2" })], plain).total
+        .estimated_cost,
       "0.3",
     );
     assert.equal(
-      usageReport([ev({ cost: "0.50" }), ev({ cost: "0.50" })], plain).total.estimated_cost,
+      usageReport([ev({ cost: "0.50" }), ev({ cost: "0.50" })], plain).total
+        .estimated_cost,
       "1",
     );
     assert.equal(
-      usageReport([ev({ cost: "0" }), ev({ cost: null })], plain).total.estimated_cost,
+      usageReport([ev({ cost: "0" }), ev({ cost: null })], plain).total
+        .estimated_cost,
       "0",
     );
     assert.equal(
       usageReport(
-        [ev({ cost: "0.000000000000000001" }), ev({ cost: "12345678901234567890" })],
+        [
+          ev({ cost: "0.000000000000000001" }),
+          ev({ cost: "12345678901234567890" }),
+        ],
         plain,
       )
         .total.estimated_cost,
       "12345678901234567890.000000000000000001",
       "plain notation, no exponent",
+    );
+  });
+
+  test("cache reads and writes are summed and shown where non-zero", () => {
+    const report = usageReport([
+      ev({
+        model: "claude",
+        input_tokens: 6065,
+        output_tokens: 120,
+        cached_tokens: 4200,
+        cache_write_tokens: 1840,
+        cost: "0.010035",
+      }),
+      ev({
+        model: "claude",
+        task_type: "edit",
+        input_tokens: 6200,
+        output_tokens: 80,
+        cached_tokens: 6065,
+        cache_write_tokens: 0,
+        cost: "0.0034",
+      }),
+      ev({
+        model: "gpt-4o",
+        input_tokens: 10,
+        output_tokens: 5,
+        cost: "0.0001",
+      }),
+    ], plain);
+    assert.deepEqual(report.total, {
+      input_tokens: 12275,
+      output_tokens: 205,
+      cache_read_tokens: 10265,
+      cache_write_tokens: 1840,
+      total_tokens: 12480,
+      estimated_cost: "0.013535",
+      currency: "USD",
+    });
+    assert.deepEqual(
+      report.by_model.map((
+        m,
+      ) => [m.model, m.cache_read_tokens, m.cache_write_tokens]),
+      [
+        ["claude", 10265, 1840],
+        ["gpt-4o", undefined, undefined],
+      ],
+    );
+    assert.deepEqual(
+      report.by_task_type.map((
+        t,
+      ) => [t.task_type, t.cache_read_tokens, t.cache_write_tokens]),
+      [["chat", 4200, 1840], ["edit", 6065, undefined]],
     );
   });
 
@@ -157,13 +215,21 @@ describe("usage report", () => {
     );
     assert.equal("input_tokens" in report.by_model[1], false);
     assert.equal(report.by_model[1].request_count, 1);
-    assert.deepEqual([report.total.input_tokens, report.total.output_tokens], [5, 6]);
+    assert.deepEqual([report.total.input_tokens, report.total.output_tokens], [
+      5,
+      6,
+    ]);
   });
 
   test("an encrypted session shows only names and counts, and a total without figures", () => {
     const report = usageReport([
       ev({ input_tokens: 5, output_tokens: 2, cost: "0.1" }),
-      ev({ task_type: "plan", provider: "gemini", model: "flash", cost: "0.2" }),
+      ev({
+        task_type: "plan",
+        provider: "gemini",
+        model: "flash",
+        cost: "0.2",
+      }),
       ev({}),
     ], { encrypted: true });
     assert.deepEqual(report, {
