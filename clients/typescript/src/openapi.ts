@@ -908,6 +908,12 @@ export type components = {
                     mode: components["schemas"]["PermissionMode"];
                 };
             };
+            /**
+             * @description Prompt caching. `auto`: requests to Anthropic models that carry no `cache_control` marks of the client's get two placed by the service (after the tools and system prompt, and on the last message), and OpenAI requests carry `prompt_cache_key` = the session id. `off`: the service adds neither; marks and keys a client sent itself are passed on either way.
+             * @default auto
+             * @enum {unknown}
+             */
+            caching: "auto" | "off";
         };
         PolicyVersionSummary: {
             name: string;
@@ -1072,6 +1078,10 @@ export type components = {
             input_tokens?: number;
             /** @description Omitted when the provider never reported it. */
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             estimated_cost: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
         };
@@ -1152,6 +1162,10 @@ export type components = {
             type: "usage";
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             estimated_cost: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
         } | ({
@@ -1217,6 +1231,10 @@ export type components = {
         UsageTotal: {
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             total_tokens?: number;
             estimated_cost?: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
@@ -1226,6 +1244,10 @@ export type components = {
             model: string;
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             total_tokens?: number;
             estimated_cost?: components["schemas"]["Decimal"];
             currency?: components["schemas"]["Currency"];
@@ -1235,6 +1257,10 @@ export type components = {
             task_type: string;
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             estimated_cost?: components["schemas"]["Decimal"];
             request_count: number;
         };
@@ -1269,6 +1295,10 @@ export type components = {
             max_output_tokens?: number | null;
             input_cost_per_million_tokens?: components["schemas"]["Decimal"];
             output_cost_per_million_tokens?: components["schemas"]["Decimal"];
+            /** @description Price of prompt tokens read from the provider's cache; absent: the input price. */
+            cache_read_cost_per_million_tokens?: components["schemas"]["Decimal"];
+            /** @description Price of prompt tokens written to the provider's cache; absent: the input price. */
+            cache_write_cost_per_million_tokens?: components["schemas"]["Decimal"];
             default_parameters: Record<string, unknown>;
         };
         UnavailableEntry: {
@@ -1342,6 +1372,10 @@ export type components = {
             prompt_tokens: number;
             completion_tokens: number;
             total_tokens: number;
+            prompt_tokens_details?: {
+                /** @description The part of `prompt_tokens` read from the provider's cache. */
+                cached_tokens: number;
+            };
         };
         OpenAiChatCompletion: {
             id: string;
@@ -1427,7 +1461,10 @@ export type components = {
             stop_reason: "end_turn" | "tool_use" | "max_tokens" | "refusal";
             stop_sequence: null;
             usage: {
+                /** @description Prompt tokens neither read from nor written to the cache. */
                 input_tokens: number;
+                cache_creation_input_tokens: number;
+                cache_read_input_tokens: number;
                 output_tokens: number;
             };
         };
@@ -1442,6 +1479,10 @@ export type components = {
             date: string;
             input_tokens: number;
             output_tokens: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             total_tokens: number;
             estimated_cost: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
@@ -1471,6 +1512,10 @@ export type components = {
             total: {
                 input_tokens?: number;
                 output_tokens?: number;
+                /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+                cache_read_tokens?: number;
+                /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+                cache_write_tokens?: number;
                 total_tokens?: number;
                 estimated_cost?: components["schemas"]["Decimal"];
                 currency: components["schemas"]["Currency"];

@@ -8,7 +8,9 @@ type Report = Schemas["PeriodUsageReport"];
 type Window = Schemas["BudgetWindow"];
 
 /** One window of the budget: what is left of the limit, what was spent and reserved. */
-function BudgetWindowRow({ name, w, currency }: { name: string; w: Window; currency: string }) {
+function BudgetWindowRow(
+  { name, w, currency }: { name: string; w: Window; currency: string },
+) {
   return (
     <tr>
       <th scope="row">{name}</th>
@@ -25,7 +27,9 @@ function BudgetWindowRow({ name, w, currency }: { name: string; w: Window; curre
 
 function Budget({ report }: { report: Report }) {
   const b = report.budget;
-  if (b === null) return <p class="muted">No budget: your calls are not limited.</p>;
+  if (b === null) {
+    return <p class="muted">No budget: your calls are not limited.</p>;
+  }
   return (
     <table>
       <caption>Budget</caption>
@@ -40,9 +44,19 @@ function Budget({ report }: { report: Report }) {
         </tr>
       </thead>
       <tbody>
-        {b.daily && <BudgetWindowRow name="Today (UTC)" w={b.daily} currency={b.currency} />}
+        {b.daily && (
+          <BudgetWindowRow
+            name="Today (UTC)"
+            w={b.daily}
+            currency={b.currency}
+          />
+        )}
         {b.monthly && (
-          <BudgetWindowRow name="This month (UTC)" w={b.monthly} currency={b.currency} />
+          <BudgetWindowRow
+            name="This month (UTC)"
+            w={b.monthly}
+            currency={b.currency}
+          />
         )}
       </tbody>
     </table>
@@ -90,7 +104,10 @@ export function MonthUsage() {
       <Budget report={report} />
       <div class="charts">
         <SpendChart
-          days={report.by_day.map((d) => ({ date: d.date, cost: d.estimated_cost }))}
+          days={report.by_day.map((d) => ({
+            date: d.date,
+            cost: d.estimated_cost,
+          }))}
           total={report.total.estimated_cost ?? "0"}
           limit={report.budget?.daily?.limit ?? null}
           currency={currency}
@@ -112,6 +129,8 @@ export function MonthUsage() {
             <th scope="col">Model</th>
             <th scope="col">Requests</th>
             <th scope="col">Input tokens</th>
+            <th scope="col">Read from cache</th>
+            <th scope="col">Written to cache</th>
             <th scope="col">Output tokens</th>
             <th scope="col">Cost</th>
           </tr>
@@ -122,6 +141,9 @@ export function MonthUsage() {
               <th scope="row">{m.provider}/{m.model}</th>
               <td>{m.request_count}</td>
               <td>{count(m.input_tokens)}</td>
+              {/* The report leaves out a zero cache count. */}
+              <td>{count(m.cache_read_tokens ?? 0)}</td>
+              <td>{count(m.cache_write_tokens ?? 0)}</td>
               <td>{count(m.output_tokens)}</td>
               <td>{money(m.estimated_cost, currency)}</td>
             </tr>

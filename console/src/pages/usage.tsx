@@ -14,9 +14,18 @@ interface Row {
   label: string;
   requests: number;
   input?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
   output?: number;
   cost?: string;
 }
+
+/**
+ * A cache count: the report leaves out a zero one, so it reads 0 where input
+ * was reported, and like input where it was not (sealed or never reported).
+ */
+const cached = (n: number | undefined, input: number | undefined) =>
+  count(n ?? (input === undefined ? undefined : 0));
 
 /** The exact figures of one breakdown, as the report wrote them. */
 function BreakdownTable(
@@ -35,6 +44,8 @@ function BreakdownTable(
           <th scope="col">{first}</th>
           <th scope="col">Requests</th>
           <th scope="col">Input tokens</th>
+          <th scope="col">Read from cache</th>
+          <th scope="col">Written to cache</th>
           <th scope="col">Output tokens</th>
           <th scope="col">Cost</th>
         </tr>
@@ -45,6 +56,8 @@ function BreakdownTable(
             <th scope="row">{r.label}</th>
             <td>{r.requests}</td>
             <td>{count(r.input)}</td>
+            <td>{cached(r.cacheRead, r.input)}</td>
+            <td>{cached(r.cacheWrite, r.input)}</td>
             <td>{count(r.output)}</td>
             <td>{r.cost === undefined ? "sealed" : money(r.cost, currency)}</td>
           </tr>
@@ -60,6 +73,8 @@ function Tables({ report }: { report: Report }) {
     e: {
       request_count: number;
       input_tokens?: number;
+      cache_read_tokens?: number;
+      cache_write_tokens?: number;
       output_tokens?: number;
       estimated_cost?: string;
     },
@@ -67,6 +82,8 @@ function Tables({ report }: { report: Report }) {
     label,
     requests: e.request_count,
     input: e.input_tokens,
+    cacheRead: e.cache_read_tokens,
+    cacheWrite: e.cache_write_tokens,
     output: e.output_tokens,
     cost: e.estimated_cost,
   });
@@ -98,7 +115,9 @@ function Charts({ report }: { report: Report }) {
         <BarChart
           title="Requests by model"
           unit="requests"
-          total={String(report.by_model.reduce((n, m) => n + m.request_count, 0))}
+          total={String(
+            report.by_model.reduce((n, m) => n + m.request_count, 0),
+          )}
           bars={report.by_model.map((m) => ({
             label: `${m.provider}/${m.model}`,
             value: m.request_count,
@@ -132,7 +151,10 @@ function Charts({ report }: { report: Report }) {
         title="Tokens by task type"
         unit="tokens"
         total={totalTokens}
-        bars={report.by_task_type.map((t) => ({ label: t.task_type, value: tokensOf(t) }))}
+        bars={report.by_task_type.map((t) => ({
+          label: t.task_type,
+          value: tokensOf(t),
+        }))}
       />
       <BarChart
         title="Cost by task type"
@@ -155,7 +177,9 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
   const usage = useLoad(
     () =>
       sessionId
-        ? api("get", "/api/v1/sessions/{session_id}/usage", { params: { session_id: sessionId } })
+        ? api("get", "/api/v1/sessions/{session_id}/usage", {
+          params: { session_id: sessionId },
+        })
         : Promise.resolve(null),
     [sessionId],
   );
@@ -164,7 +188,11 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
     <>
       <h1>Usage</h1>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <SessionPicker section="usage" sessionId={sessionId} everyLabel="All sessions" />
+        <SessionPicker
+          section="usage"
+          sessionId={sessionId}
+          everyLabel="All sessions"
+        />
       </form>
       {!sessionId && <MonthUsage />}
       {usage.error && <p role="alert" class="error">{usage.error}</p>}
@@ -174,6 +202,24 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
             <div>
               <dt>Input tokens</dt>
               <dd>{count(report.total.input_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Read from cache</dt>
+              <dd>
+                {cached(
+                  report.total.cache_read_tokens,
+                  report.total.input_tokens,
+                )}
+              </dd>
+            </div>
+            <div>
+              <dt>Written to cache</dt>
+              <dd>
+                {cached(
+                  report.total.cache_write_tokens,
+                  report.total.input_tokens,
+                )}
+              </dd>
             </div>
             <div>
               <dt>Output tokens</dt>
