@@ -25,6 +25,7 @@ import {
   startFakeProvider,
 } from "../support/fake_provider.ts";
 
+const OPERATOR = "operator-token-0123456789";
 const KEYS = {
   "x-router-provider-anthropic-api-key": "sk-ant-test",
   "x-router-provider-openai-api-key": "sk-test-openai",
@@ -46,6 +47,7 @@ before(async () => {
       },
       openai: { base_url: `${openai.url}/v1`, models: ["gpt-4o-mini"] },
     },
+    configure: (c) => void (c.auth.operatorToken = OPERATOR),
   });
   alice = await signUp(app);
 });
@@ -175,6 +177,21 @@ describe("an Anthropic model on a native turn", () => {
       4200,
       1840,
     ]);
+    const admin = await call(app, "GET", "/api/v1/admin/usage", {
+      token: OPERATOR,
+    });
+    assert.equal(admin.status, 200);
+    const mine = admin.body.users.find((u: { user_id: string }) =>
+      u.user_id === alice.userId
+    );
+    assert.deepEqual(
+      [mine.total.cache_read_tokens, mine.total.cache_write_tokens],
+      [
+        period.body.total.cache_read_tokens,
+        period.body.total.cache_write_tokens,
+      ],
+    );
+    assert.ok(mine.total.cache_write_tokens >= 1840);
   });
 
   test("caching off: no mark at all, the system prompt a plain string", async () => {

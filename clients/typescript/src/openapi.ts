@@ -1539,6 +1539,10 @@ export type components = {
                 total: {
                     input_tokens?: number;
                     output_tokens?: number;
+                    /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+                    cache_read_tokens?: number;
+                    /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+                    cache_write_tokens?: number;
                     total_tokens?: number;
                     estimated_cost?: components["schemas"]["Decimal"];
                     currency: components["schemas"]["Currency"];
