@@ -5,7 +5,7 @@ import type { ModelListResponse, Policy, PreviewResponse } from "../types.ts";
 import type { Context } from "./context.ts";
 import { openedPayload, openTrace, readTrace } from "./trace_events.ts";
 import { callPerTurn, sessionTurns } from "../turns.ts";
-import { traceTable } from "./trace_table.ts";
+import { cacheText, traceTable } from "./trace_table.ts";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -21,10 +21,16 @@ export function previewText(p: PreviewResponse): string {
     `cost:       ${p.estimated_cost.min} – ${p.estimated_cost.max} ${p.estimated_cost.currency}`,
     `context:    ${p.included_context.join(", ") || "(nothing attached)"}`,
   ];
-  if (p.excluded_context.length > 0) lines.push(`left out:   ${p.excluded_context.join(", ")}`);
+  if (p.excluded_context.length > 0) {
+    lines.push(`left out:   ${p.excluded_context.join(", ")}`);
+  }
   if (p.required_permissions.length > 0) {
     lines.push(
-      `tools:      ${p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(", ")}`,
+      `tools:      ${
+        p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(
+          ", ",
+        )
+      }`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -43,7 +49,8 @@ export async function preview(
     json?: boolean;
   },
 ): Promise<void> {
-  const id = o.session ?? (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
+  const id = o.session ??
+    (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
   try {
     const input: Record<string, unknown> = { text: prompt };
     if (o.command) input.command = o.command;
@@ -59,20 +66,28 @@ export async function preview(
   }
 }
 
-export async function usage(ctx: Context, id: string, o: { json?: boolean }): Promise<void> {
+export async function usage(
+  ctx: Context,
+  id: string,
+  o: { json?: boolean },
+): Promise<void> {
   const report = await ctx.client.session(id).usage();
   if (o.json) return ctx.term.out(json(report));
   const t = report.total;
   ctx.term.out(
-    `total: ${t.input_tokens ?? "?"} in, ${t.output_tokens ?? "?"} out, ${
-      t.estimated_cost ?? "(sealed)"
-    } ${t.currency}\n`,
+    `total: ${t.input_tokens ?? "?"} in${cacheText(t)}, ${
+      t.output_tokens ?? "?"
+    } out, ${t.estimated_cost ?? "(sealed)"} ${t.currency}\n`,
   );
   for (const m of report.by_model) {
-    const cost = m.estimated_cost === undefined ? "" : `, ${m.estimated_cost} ${m.currency}`;
+    const cost = m.estimated_cost === undefined
+      ? ""
+      : `, ${m.estimated_cost} ${m.currency}`;
     ctx.term.out(
       `  ${m.provider}/${m.model}: ${m.request_count} requests${
-        m.input_tokens === undefined ? "" : `, ${m.input_tokens} in, ${m.output_tokens} out`
+        m.input_tokens === undefined
+          ? ""
+          : `, ${m.input_tokens} in${cacheText(m)}, ${m.output_tokens} out`
       }${cost}\n`,
     );
   }
@@ -95,14 +110,20 @@ export async function trace(
     const opened = await openTrace(events, o.key);
     // The whole trace names each model call's turn; a page alone cannot count the prompts before it.
     const whole = o.limit === undefined && (o.offset ?? 0) === 0;
-    const turns = whole ? sessionTurns(opened, { callPerTurn: callPerTurn(detail) }) : [];
+    const turns = whole
+      ? sessionTurns(opened, { callPerTurn: callPerTurn(detail) })
+      : [];
     return ctx.term.out(traceTable(opened, (o.offset ?? 0) + 1, turns));
   }
   for (const event of events) {
     // An opened payload is marked as such: the service only ever saw it sealed.
     const opened = await openedPayload(event, o.key);
     ctx.term.out(
-      `${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`,
+      `${
+        JSON.stringify(
+          opened === null ? event : { ...event, payload: { opened } },
+        )
+      }\n`,
     );
   }
 }
