@@ -97,26 +97,20 @@ describe("usage report", () => {
 
   test("0.1 + 0.2 is exactly 0.3, trailing zeros trimmed, zero as 0", () => {
     assert.equal(
-      usageReport([ev({ cost: "0.1" }), ev({ cost: "0.2" })], plain).total
-        .estimated_cost,
+      usageReport([ev({ cost: "0.1" }), ev({ cost: "0.2" })], plain).total.estimated_cost,
       "0.3",
     );
     assert.equal(
-      usageReport([ev({ cost: "0.50" }), ev({ cost: "0.50" })], plain).total
-        .estimated_cost,
+      usageReport([ev({ cost: "0.50" }), ev({ cost: "0.50" })], plain).total.estimated_cost,
       "1",
     );
     assert.equal(
-      usageReport([ev({ cost: "0" }), ev({ cost: null })], plain).total
-        .estimated_cost,
+      usageReport([ev({ cost: "0" }), ev({ cost: null })], plain).total.estimated_cost,
       "0",
     );
     assert.equal(
       usageReport(
-        [
-          ev({ cost: "0.000000000000000001" }),
-          ev({ cost: "12345678901234567890" }),
-        ],
+        [ev({ cost: "0.000000000000000001" }), ev({ cost: "12345678901234567890" })],
         plain,
       )
         .total.estimated_cost,
@@ -215,21 +209,13 @@ describe("usage report", () => {
     );
     assert.equal("input_tokens" in report.by_model[1], false);
     assert.equal(report.by_model[1].request_count, 1);
-    assert.deepEqual([report.total.input_tokens, report.total.output_tokens], [
-      5,
-      6,
-    ]);
+    assert.deepEqual([report.total.input_tokens, report.total.output_tokens], [5, 6]);
   });
 
   test("an encrypted session shows only names and counts, and a total without figures", () => {
     const report = usageReport([
       ev({ input_tokens: 5, output_tokens: 2, cost: "0.1" }),
-      ev({
-        task_type: "plan",
-        provider: "gemini",
-        model: "flash",
-        cost: "0.2",
-      }),
+      ev({ task_type: "plan", provider: "gemini", model: "flash", cost: "0.2" }),
       ev({}),
     ], { encrypted: true });
     assert.deepEqual(report, {

@@ -6,15 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { anthropicMessagesBody } from "../../src/providers/anthropic_messages_request.ts";
-import {
-  cacheBreakpoints,
-  MAX_CACHE_BREAKPOINTS,
-} from "../../src/providers/cache_marks.ts";
-import type {
-  ChatMessage,
-  CompletionRequest,
-  ToolSpec,
-} from "../../src/providers/types.ts";
+import { cacheBreakpoints, MAX_CACHE_BREAKPOINTS } from "../../src/providers/cache_marks.ts";
+import type { ChatMessage, CompletionRequest, ToolSpec } from "../../src/providers/types.ts";
 
 const tool = (name: string, cache?: ToolSpec["cache"]): ToolSpec => ({
   name,

@@ -12,9 +12,7 @@ import { CATALOG } from "../../src/providers/catalog_data.ts";
 import { buildRegistry, findProvider, type ProviderEntry } from "../../src/providers/registry.ts";
 
 const built = buildRegistry({
-  providers: {
-    "openai-compat:lan": { base_url: "http://10.0.0.2:8000/v1", local: true },
-  },
+  providers: { "openai-compat:lan": { base_url: "http://10.0.0.2:8000/v1", local: true } },
 });
 if (!built.ok) throw new Error(built.failure.message);
 const provider = (id: string) => findProvider(built.value, id) as ProviderEntry;
@@ -44,14 +42,9 @@ describe("shipped catalog data", () => {
         assert.ok(!seen.has(key), `duplicate ${key}`);
         seen.add(key);
       }
-      assert.ok(
-        Number.isSafeInteger(e.max_context_tokens) && e.max_context_tokens > 0,
-      );
+      assert.ok(Number.isSafeInteger(e.max_context_tokens) && e.max_context_tokens > 0);
       if (e.max_output_tokens !== undefined) {
-        assert.ok(
-          e.max_output_tokens > 0 &&
-            e.max_output_tokens <= e.max_context_tokens,
-        );
+        assert.ok(e.max_output_tokens > 0 && e.max_output_tokens <= e.max_context_tokens);
       }
       for (
         const price of [
@@ -62,11 +55,7 @@ describe("shipped catalog data", () => {
         ]
       ) {
         if (price === undefined) continue;
-        assert.match(
-          price,
-          /^(0|[1-9]\d*)(\.\d*[1-9])?$/,
-          `${e.model} price ${price}`,
-        );
+        assert.match(price, /^(0|[1-9]\d*)(\.\d*[1-9])?$/, `${e.model} price ${price}`);
         assert.equal(new Big(price).toFixed(), price);
       }
     }
@@ -82,49 +71,18 @@ describe("shipped catalog data", () => {
         e.output_cost_per_million_tokens,
       ];
     };
-    assert.deepEqual(figures("openai", "gpt-5.5"), [
-      1_050_000,
-      128_000,
-      "5",
-      "30",
-    ]);
-    assert.deepEqual(figures("openai", "gpt-5.4-mini"), [
-      400_000,
-      128_000,
-      "0.75",
-      "4.5",
-    ]);
-    assert.deepEqual(figures("anthropic", "claude-sonnet-4-6"), [
-      1_000_000,
-      128_000,
-      "3",
-      "15",
-    ]);
-    assert.deepEqual(figures("anthropic", "claude-haiku-4-5"), [
-      200_000,
-      64_000,
-      "1",
-      "5",
-    ]);
-    assert.deepEqual(figures("gemini", "gemini-2.5-flash-lite"), [
-      1_048_576,
-      65_536,
-      "0.1",
-      "0.4",
-    ]);
+    assert.deepEqual(figures("openai", "gpt-5.5"), [1_050_000, 128_000, "5", "30"]);
+    assert.deepEqual(figures("openai", "gpt-5.4-mini"), [400_000, 128_000, "0.75", "4.5"]);
+    assert.deepEqual(figures("anthropic", "claude-sonnet-4-6"), [1_000_000, 128_000, "3", "15"]);
+    assert.deepEqual(figures("anthropic", "claude-haiku-4-5"), [200_000, 64_000, "1", "5"]);
+    assert.deepEqual(figures("gemini", "gemini-2.5-flash-lite"), [1_048_576, 65_536, "0.1", "0.4"]);
   });
 
   test("every model has a cache read price below its input price; writes only where charged", () => {
     for (const e of CATALOG) {
       const read = e.cache_read_cost_per_million_tokens;
-      assert.ok(
-        read !== undefined,
-        `${e.provider}/${e.model} has a cache read price`,
-      );
-      assert.ok(
-        new Big(read).lt(e.input_cost_per_million_tokens!),
-        `${e.model} read < input`,
-      );
+      assert.ok(read !== undefined, `${e.provider}/${e.model} has a cache read price`);
+      assert.ok(new Big(read).lt(e.input_cost_per_million_tokens!), `${e.model} read < input`);
       const write = e.cache_write_cost_per_million_tokens;
       if (e.provider === "anthropic") {
         // Anthropic's published rule: 5-minute writes 1.25×, reads 0.1× the input price.
@@ -135,19 +93,12 @@ describe("shipped catalog data", () => {
     }
     const cache = (p: string, m: string) => {
       const e = lookupCatalog(p, m);
-      return e &&
-        [
-          e.cache_read_cost_per_million_tokens,
-          e.cache_write_cost_per_million_tokens,
-        ];
+      return e && [e.cache_read_cost_per_million_tokens, e.cache_write_cost_per_million_tokens];
     };
     assert.deepEqual(cache("openai", "gpt-5.5"), ["0.5", undefined]);
     assert.deepEqual(cache("openai", "gpt-4o-mini"), ["0.075", undefined]);
     assert.deepEqual(cache("openai", "gpt-4.1"), ["0.5", undefined]);
-    assert.deepEqual(cache("anthropic", "claude-sonnet-4-5-20250929"), [
-      "0.3",
-      "3.75",
-    ]);
+    assert.deepEqual(cache("anthropic", "claude-sonnet-4-5-20250929"), ["0.3", "3.75"]);
     assert.deepEqual(cache("anthropic", "claude-opus-4-8"), ["0.5", "6.25"]);
     assert.deepEqual(cache("gemini", "gemini-2.5-flash"), ["0.03", undefined]);
     assert.deepEqual(cache("gemini", "gemini-2.5-pro"), ["0.125", undefined]);
@@ -189,10 +140,7 @@ describe("describeModel", () => {
       max_context_tokens: 200_000,
       max_output_tokens: 64_000,
     });
-    assert.equal(
-      lookupCatalog("anthropic", "claude-sonnet-4-6")!.max_context_tokens,
-      1_000_000,
-    );
+    assert.equal(lookupCatalog("anthropic", "claude-sonnet-4-6")!.max_context_tokens, 1_000_000);
     assert.equal(listed.max_context_tokens, 200_000);
     assert.equal(listed.input_cost_per_million_tokens, "3");
   });
@@ -222,10 +170,7 @@ describe("describeModel", () => {
     assert.equal(d.capabilities.tools, false);
     assert.equal("input_cost_per_million_tokens" in d, false);
 
-    const bare = describeModel(provider("openai"), {
-      id: "gpt-new",
-      max_context_tokens: 0,
-    });
+    const bare = describeModel(provider("openai"), { id: "gpt-new", max_context_tokens: 0 });
     assert.equal(bare.max_context_tokens, 128_000);
     assert.equal("max_output_tokens" in bare, false);
     assert.equal("display_name" in bare, false);
@@ -240,18 +185,15 @@ describe("describeModel", () => {
   });
 
   test("lists every capability flag in a fixed order, memory following tools", () => {
-    assert.deepEqual(
-      Object.entries(normaliseCapabilities({ tools: true, streaming: true })),
-      [
-        ["streaming", true],
-        ["tools", true],
-        ["json_output", false],
-        ["system_prompt", false],
-        ["images", false],
-        ["reasoning", false],
-        ["memory", true],
-      ],
-    );
+    assert.deepEqual(Object.entries(normaliseCapabilities({ tools: true, streaming: true })), [
+      ["streaming", true],
+      ["tools", true],
+      ["json_output", false],
+      ["system_prompt", false],
+      ["images", false],
+      ["reasoning", false],
+      ["memory", true],
+    ]);
   });
 });
 

@@ -26,23 +26,17 @@ const turnEnd = (t: Turn, reply?: string) => turnEndAt(t, T0, reply);
 async function claimedTurn(db: Db): Promise<Turn> {
   const userId = uuidv7();
   await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
-  const sessionId =
-    (await insertSession(db, { id: uuidv7(), userId, title: "t", now: T0 })).id;
+  const sessionId = (await insertSession(db, { id: uuidv7(), userId, title: "t", now: T0 })).id;
   const turn = { sessionId, runId: uuidv7(), turnId: uuidv7() };
   const claim = await claimForExecute(db, { ...turn, instance: "i1", now: T0 });
   assert.equal(claim.kind, "claimed");
   return turn;
 }
 
-const noIndex = <T extends { messageIndex?: number }>(
-  { messageIndex: _, ...e }: T,
-) => e;
+const noIndex = <T extends { messageIndex?: number }>({ messageIndex: _, ...e }: T) => e;
 
 /** How many transactions wrote these sessions' messages (each row keeps its writer's id). */
-async function transactionsOf(
-  db: Db,
-  sessions: readonly string[],
-): Promise<number> {
+async function transactionsOf(db: Db, sessions: readonly string[]): Promise<number> {
   const rows = await db.query<{ n: number }>(
     "SELECT count(DISTINCT xmin::text)::int AS n FROM messages WHERE session_id = ANY ($1::uuid[])",
     [sessions],
@@ -62,17 +56,11 @@ for (const store of storesUnderTest(process.env)) {
     after(() => opened.dispose());
 
     test("turns ending during a write share the next transaction, each answered as alone", async () => {
-      const turns = await Promise.all(
-        Array.from({ length: 9 }, () => claimedTurn(db)),
-      );
+      const turns = await Promise.all(Array.from({ length: 9 }, () => claimedTurn(db)));
       const writer = turnWriter(db);
       // The first finds the writer free and goes alone; the eight others end while it is in flight.
-      const written = await Promise.all(
-        turns.map((t) => writer.write(...turnEnd(t))),
-      );
-      for (const w of written) {
-        assert.deepEqual(w, { moved: true, messageSeqs: [1, 2] });
-      }
+      const written = await Promise.all(turns.map((t) => writer.write(...turnEnd(t))));
+      for (const w of written) assert.deepEqual(w, { moved: true, messageSeqs: [1, 2] });
       assert.equal(await transactionsOf(db, turns.map((t) => t.sessionId)), 2);
       for (const t of turns) {
         assert.equal((await findRun(db, t.runId))?.state, "idle");
@@ -81,14 +69,8 @@ for (const store of storesUnderTest(process.env)) {
           [1, "user", false],
           [2, "assistant", false],
         ]);
-        const trace = await listTraceEvents(db, t.sessionId, {
-          limit: 10,
-          offset: 0,
-        });
-        assert.deepEqual(
-          trace.map((e) => (e.payload.plaintext as { seq: number }).seq),
-          [1, 2],
-        );
+        const trace = await listTraceEvents(db, t.sessionId, { limit: 10, offset: 0 });
+        assert.deepEqual(trace.map((e) => (e.payload.plaintext as { seq: number }).seq), [1, 2]);
         assert.equal((await listUsageEvents(db, t.sessionId)).length, 1);
       }
     });
@@ -131,32 +113,20 @@ for (const store of storesUnderTest(process.env)) {
     });
 
     test("a superseded turn in a batch is told so and its reply is interrupted; the others move", async () => {
-      const [a, b, c] = await Promise.all([
-        claimedTurn(db),
-        claimedTurn(db),
-        claimedTurn(db),
-      ]);
+      const [a, b, c] = await Promise.all([claimedTurn(db), claimedTurn(db), claimedTurn(db)]);
       const writer = turnWriter(db);
       const stale = { ...b, turnId: uuidv7() };
-      const written = await Promise.all(
-        [a, stale, c].map((t) => writer.write(...turnEnd(t))),
-      );
+      const written = await Promise.all([a, stale, c].map((t) => writer.write(...turnEnd(t))));
       assert.deepEqual(written.map((w) => w.moved), [true, false, true]);
-      assert.deepEqual(
-        (await listMessages(db, b.sessionId)).map((m) => m.interrupted),
-        [
-          false,
-          true,
-        ],
-      );
+      assert.deepEqual((await listMessages(db, b.sessionId)).map((m) => m.interrupted), [
+        false,
+        true,
+      ]);
       assert.equal((await findRun(db, b.runId))?.state, "running");
     });
 
     test("two turns of one session in a batch take their seqs in the order they ended", async () => {
-      const [first, other] = await Promise.all([
-        claimedTurn(db),
-        claimedTurn(db),
-      ]);
+      const [first, other] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
       const writer = turnWriter(db);
       const [, records] = turnEnd(first, "late part");
       const written = await Promise.all([
@@ -164,31 +134,19 @@ for (const store of storesUnderTest(process.env)) {
         writer.write(null, records),
         writer.write(...turnEnd(first, "reply")),
       ]);
-      assert.deepEqual(written.map((w) => w.messageSeqs), [[1, 2], [1, 2], [
-        3,
-        4,
-      ]]);
-      const texts = (await listMessages(db, first.sessionId)).map((m) =>
-        m.content.plaintext
-      );
+      assert.deepEqual(written.map((w) => w.messageSeqs), [[1, 2], [1, 2], [3, 4]]);
+      const texts = (await listMessages(db, first.sessionId)).map((m) => m.content.plaintext);
       assert.deepEqual(texts, ["question", "late part", "question", "reply"]);
     });
 
     test("a turn whose records fail fails alone: the others of its batch are committed", async () => {
-      const turns = await Promise.all(
-        Array.from({ length: 5 }, () => claimedTurn(db)),
-      );
+      const turns = await Promise.all(Array.from({ length: 5 }, () => claimedTurn(db)));
       const writer = turnWriter(db);
       const [move, records] = turnEnd(turns[2]);
       // A message of another session in a turn's records: it gets no seq, and the write fails.
-      records.messages[1] = {
-        ...records.messages[1],
-        sessionId: turns[3].sessionId,
-      };
+      records.messages[1] = { ...records.messages[1], sessionId: turns[3].sessionId };
       const outcomes = await Promise.allSettled(
-        turns.map((t, k) =>
-          k === 2 ? writer.write(move, records) : writer.write(...turnEnd(t))
-        ),
+        turns.map((t, k) => k === 2 ? writer.write(move, records) : writer.write(...turnEnd(t))),
       );
       assert.deepEqual(outcomes.map((o) => o.status), [
         "fulfilled",
@@ -205,27 +163,18 @@ for (const store of storesUnderTest(process.env)) {
       }
       // The writer goes on after a failed batch.
       const next = await claimedTurn(db);
-      assert.deepEqual(await writer.write(...turnEnd(next)), {
-        moved: true,
-        messageSeqs: [1, 2],
-      });
+      assert.deepEqual(await writer.write(...turnEnd(next)), { moved: true, messageSeqs: [1, 2] });
     });
 
     test("deleting a session deletes its messages, trace and usage; a turn after it fails alone", async () => {
-      const [gone, kept] = await Promise.all([
-        claimedTurn(db),
-        claimedTurn(db),
-      ]);
+      const [gone, kept] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
       const writer = turnWriter(db);
       await writer.write(...turnEnd(gone));
       const owner = await db.query<{ user_id: string }>(
         "SELECT user_id FROM sessions WHERE id = $1",
         [gone.sessionId],
       );
-      assert.equal(
-        await deleteSession(db, owner[0].user_id, gone.sessionId),
-        true,
-      );
+      assert.equal(await deleteSession(db, owner[0].user_id, gone.sessionId), true);
       for (const table of ["messages", "trace_events", "usage_events"]) {
         const left = await db.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM ${table} WHERE session_id = $1`,
@@ -235,21 +184,13 @@ for (const store of storesUnderTest(process.env)) {
       }
       // Records of the deleted session, with no message to bump its counter: the write fails.
       const [, records] = turnEnd(gone);
-      const orphan = {
-        ...records,
-        messages: [],
-        trace: records.trace.map(noIndex),
-      };
+      const orphan = { ...records, messages: [], trace: records.trace.map(noIndex) };
       const outcomes = await Promise.allSettled([
         writer.write(...turnEnd(kept)),
         writer.write(null, orphan),
         writer.write(null, { messages: [], trace: [], usage: records.usage }),
       ]);
-      assert.deepEqual(outcomes.map((o) => o.status), [
-        "fulfilled",
-        "rejected",
-        "rejected",
-      ]);
+      assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected", "rejected"]);
       const rejected = outcomes[1] as PromiseRejectedResult;
       assert.equal((rejected.reason as { code?: string }).code, "23503");
       const orphans = await db.query<{ n: number }>(
@@ -257,20 +198,14 @@ for (const store of storesUnderTest(process.env)) {
         [gone.sessionId],
       );
       assert.deepEqual(orphans, [{ n: 0 }]);
-      await assert.rejects(appendTraceEvents(db, orphan.trace), {
-        code: "23503",
-      });
-      await assert.rejects(appendUsageEvent(db, records.usage[0]), {
-        code: "23503",
-      });
+      await assert.rejects(appendTraceEvents(db, orphan.trace), { code: "23503" });
+      await assert.rejects(appendUsageEvent(db, records.usage[0]), { code: "23503" });
     });
 
     if (store.name === "PostgreSQL") {
       test("every answered turn is there after the writer's connections are killed", async () => {
         const other = await opened.reopen!();
-        const turns = await Promise.all(
-          Array.from({ length: 12 }, () => claimedTurn(db)),
-        );
+        const turns = await Promise.all(Array.from({ length: 12 }, () => claimedTurn(db)));
         const writer = turnWriter(db);
         const answered: Turn[] = [];
         const writes = turns.map((t) =>

@@ -303,9 +303,7 @@ describe("the openai client on /v1/chat/completions", () => {
     let received = "";
     await assert.rejects(
       (async () => {
-        for await (const chunk of cut) {
-          received += chunk.choices[0]?.delta.content ?? "";
-        }
+        for await (const chunk of cut) received += chunk.choices[0]?.delta.content ?? "";
       })(),
       (e: unknown) => e instanceof OpenAI.APIError,
     );
@@ -392,34 +390,22 @@ describe("the openai client on /v1/chat/completions", () => {
     };
     const seen = await client().chat.completions.create({
       model: "switchyard",
-      messages: [{
-        role: "user",
-        content: [{ type: "text", text: "what is this?" }, image],
-      }],
+      messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, image] }],
     });
     assert.equal(seen.choices[0].message.content, "a cat");
     const sent = JSON.parse(h.openai.requests[0].body);
     assert.deepEqual(sent.messages.at(-1).content, [
       { type: "text", text: "what is this?" },
-      {
-        type: "image_url",
-        image_url: { url: "data:image/png;base64,iVBORw0KGgo=" },
-      },
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
     ]);
     await assert.rejects(
       client().chat.completions.create({
         model: "ollama/qwen3:8b",
-        messages: [{
-          role: "user",
-          content: [{ type: "text", text: "what is this?" }, image],
-        }],
+        messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, image] }],
       }),
       (e: unknown) => {
         assert.ok(e instanceof OpenAI.BadRequestError);
-        assert.equal(
-          (e.error as { param: string }).param,
-          "messages[].content[].image_url",
-        );
+        assert.equal((e.error as { param: string }).param, "messages[].content[].image_url");
         return true;
       },
     );
@@ -503,15 +489,11 @@ describe("sessions of compatible conversations", () => {
       body: { title: "cut" },
     });
     const id = own.body.session.id;
-    h.openai.enqueue({
-      ...openAiReply({ text: "slow answer" }),
-      delay_ms: 500,
+    h.openai.enqueue({ ...openAiReply({ text: "slow answer" }), delay_ms: 500 });
+    const asked = client({ ...PROVIDER_KEY, "x-router-session-id": id }).chat.completions.create({
+      model: "switchyard",
+      messages: [{ role: "user", content: "take your time" }],
     });
-    const asked = client({ ...PROVIDER_KEY, "x-router-session-id": id }).chat
-      .completions.create({
-        model: "switchyard",
-        messages: [{ role: "user", content: "take your time" }],
-      });
     await new Promise((resolve) => setTimeout(resolve, 150));
     const cut = await call(h.app, "POST", `/api/v1/sessions/${id}/continue`, {
       token: h.alice.token,

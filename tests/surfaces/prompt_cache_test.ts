@@ -12,18 +12,9 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import {
-  type Account,
-  call,
-  createTestApp,
-  signUp,
-  type TestApp,
-} from "../support/app.ts";
+import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
 import { checkedFetch } from "../support/compat_fetch.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 const OPERATOR = "operator-token-0123456789";
 const KEYS = {
@@ -92,9 +83,7 @@ function marks(value: unknown, path = "$"): string[] {
   }
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
-    k === "cache_control"
-      ? [`${path}: ${JSON.stringify(v)}`]
-      : marks(v, `${path}.${k}`)
+    k === "cache_control" ? [`${path}: ${JSON.stringify(v)}`] : marks(v, `${path}.${k}`)
   );
 }
 
@@ -112,8 +101,7 @@ describe("an Anthropic model on a native turn", () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const sent = anthropic.requests[0].json as Record<string, unknown>;
     const lastMessage = (sent.messages as unknown[]).length - 1;
-    const lastBlock =
-      (sent.messages as { content: unknown[] }[])[lastMessage].content.length -
+    const lastBlock = (sent.messages as { content: unknown[] }[])[lastMessage].content.length -
       1;
     assert.deepEqual(marks(sent), [
       `$.system[0]: {"type":"ephemeral"}`,
@@ -123,8 +111,7 @@ describe("an Anthropic model on a native turn", () => {
 
     // The recorded answer read 4200 and wrote 1840 of its 6065 prompt tokens:
     // 25 × 3 + 4200 × 0.3 + 1840 × 3.75 + 120 × 15 = 10035 per 10^6.
-    const usage =
-      (fixture.response.body as { usage: Record<string, number> }).usage;
+    const usage = (fixture.response.body as { usage: Record<string, number> }).usage;
     assert.deepEqual([
       usage.input_tokens,
       usage.cache_read_input_tokens,
@@ -181,9 +168,7 @@ describe("an Anthropic model on a native turn", () => {
       token: OPERATOR,
     });
     assert.equal(admin.status, 200);
-    const mine = admin.body.users.find((u: { user_id: string }) =>
-      u.user_id === alice.userId
-    );
+    const mine = admin.body.users.find((u: { user_id: string }) => u.user_id === alice.userId);
     assert.deepEqual(
       [mine.total.cache_read_tokens, mine.total.cache_write_tokens],
       [

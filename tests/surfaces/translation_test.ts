@@ -18,9 +18,7 @@ import { openAiError, openAiSurface } from "../../src/surfaces/openai_answer.ts"
 import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 import { ServiceError } from "../../src/core/errors.ts";
 
-function refusal(
-  run: () => unknown,
-): { code: string; path: unknown; unsupported: boolean } {
+function refusal(run: () => unknown): { code: string; path: unknown; unsupported: boolean } {
   try {
     run();
   } catch (error) {
@@ -40,10 +38,7 @@ describe("the model field", () => {
     ["switchyard/review", { kind: "policy", name: "review", version: null }],
     ["switchyard/review@3", { kind: "policy", name: "review", version: 3 }],
     ["openai/gpt-4o", { kind: "model", ref: "openai/gpt-4o" }],
-    ["openai-compat:lab/coder", {
-      kind: "model",
-      ref: "openai-compat:lab/coder",
-    }],
+    ["openai-compat:lab/coder", { kind: "model", ref: "openai-compat:lab/coder" }],
     ["switchyard/Bad Name", null],
     ["switchyard/review@0", null],
     ["gpt-4o", null],
@@ -65,14 +60,8 @@ describe("an OpenAI request to the neutral turn", () => {
           content: [
             { type: "text", text: "look at " },
             { type: "text", text: "this" },
-            {
-              type: "image_url",
-              image_url: { url: "data:image/png;base64,AAAA" },
-            },
-            {
-              type: "image_url",
-              image_url: { url: "https://example.com/a.png", detail: "low" },
-            },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+            { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
           ],
         },
         {
@@ -88,11 +77,7 @@ describe("an OpenAI request to the neutral turn", () => {
       ],
       tools: [{
         type: "function",
-        function: {
-          name: "read_file",
-          description: "Read",
-          parameters: { type: "object" },
-        },
+        function: { name: "read_file", description: "Read", parameters: { type: "object" } },
       }],
       tool_choice: { type: "function", function: { name: "read_file" } },
       temperature: 0.2,
@@ -115,18 +100,12 @@ describe("an OpenAI request to the neutral turn", () => {
       {
         role: "user",
         content: "look at this",
-        images: [{ mediaType: "image/png", data: "AAAA" }, {
-          url: "https://example.com/a.png",
-        }],
+        images: [{ mediaType: "image/png", data: "AAAA" }, { url: "https://example.com/a.png" }],
       },
       {
         role: "assistant",
         content: "",
-        toolCalls: [{
-          callId: "call_1",
-          name: "read_file",
-          arguments: { path: "a.ts" },
-        }],
+        toolCalls: [{ callId: "call_1", name: "read_file", arguments: { path: "a.ts" } }],
       },
       { role: "tool", callId: "call_1", content: "export {}", isError: false },
     ]);
@@ -160,11 +139,7 @@ describe("an OpenAI request to the neutral turn", () => {
     Record<string, unknown>,
     { code: string; path: unknown; unsupported: boolean },
   ][] = [
-    ["n > 1", { n: 2 }, {
-      code: "invalid_request",
-      path: "n",
-      unsupported: true,
-    }],
+    ["n > 1", { n: 2 }, { code: "invalid_request", path: "n", unsupported: true }],
     ["logprobs", { logprobs: true }, {
       code: "invalid_request",
       path: "logprobs",
@@ -180,9 +155,7 @@ describe("an OpenAI request to the neutral turn", () => {
       path: "modalities",
       unsupported: true,
     }],
-    ["an audio part", {
-      messages: [{ role: "user", content: [{ type: "input_audio" }] }],
-    }, {
+    ["an audio part", { messages: [{ role: "user", content: [{ type: "input_audio" }] }] }, {
       code: "invalid_request",
       path: "messages[0].content[0].type",
       unsupported: true,
@@ -200,11 +173,7 @@ describe("an OpenAI request to the neutral turn", () => {
     ["arguments that are not JSON", {
       messages: [{
         role: "assistant",
-        tool_calls: [{
-          id: "c",
-          type: "function",
-          function: { name: "f", arguments: "{" },
-        }],
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{" } }],
       }],
     }, {
       code: "invalid_request",
@@ -224,11 +193,7 @@ describe("an OpenAI request to the neutral turn", () => {
   ];
   for (const [name, change, expected] of refused) {
     test(`refuses ${name}`, () => {
-      const body = {
-        model: "switchyard",
-        messages: [{ role: "user", content: "x" }],
-        ...change,
-      };
+      const body = { model: "switchyard", messages: [{ role: "user", content: "x" }], ...change };
       assert.deepEqual(refusal(() => openAiChatRequest(body)), expected);
     });
   }
@@ -265,12 +230,7 @@ describe("an Anthropic request to the neutral turn", () => {
           content: [
             { type: "thinking", thinking: "…", signature: "s" },
             { type: "text", text: "Reading." },
-            {
-              type: "tool_use",
-              id: "toolu_1",
-              name: "read_file",
-              input: { path: "a.ts" },
-            },
+            { type: "tool_use", id: "toolu_1", name: "read_file", input: { path: "a.ts" } },
           ],
         },
         {
@@ -283,18 +243,11 @@ describe("an Anthropic request to the neutral turn", () => {
               is_error: false,
             },
             { type: "text", text: "and now?" },
-            {
-              type: "image",
-              source: { type: "base64", media_type: "image/png", data: "AAAA" },
-            },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
           ],
         },
       ],
-      tools: [{
-        name: "read_file",
-        description: "Read",
-        input_schema: { type: "object" },
-      }],
+      tools: [{ name: "read_file", description: "Read", input_schema: { type: "object" } }],
       tool_choice: { type: "any" },
       stop_sequences: ["END"],
       temperature: 0.5,
@@ -309,25 +262,13 @@ describe("an Anthropic request to the neutral turn", () => {
       {
         role: "assistant",
         content: "Reading.",
-        toolCalls: [{
-          callId: "toolu_1",
-          name: "read_file",
-          arguments: { path: "a.ts" },
-        }],
+        toolCalls: [{ callId: "toolu_1", name: "read_file", arguments: { path: "a.ts" } }],
       },
       { role: "tool", callId: "toolu_1", content: "export {}", isError: false },
-      {
-        role: "user",
-        content: "and now?",
-        images: [{ data: "AAAA", mediaType: "image/png" }],
-      },
+      { role: "user", content: "and now?", images: [{ data: "AAAA", mediaType: "image/png" }] },
     ]);
     assert.deepEqual(r.toolChoice, "required");
-    assert.deepEqual(r.sampling, {
-      temperature: 0.5,
-      topP: 0.8,
-      stop: ["END"],
-    });
+    assert.deepEqual(r.sampling, { temperature: 0.5, topP: 0.8, stop: ["END"] });
     assert.equal(r.maxOutputTokens, 64);
     assert.equal(r.fieldOf("stop"), "stop_sequences");
   });
@@ -443,21 +384,13 @@ describe("an Anthropic request to the neutral turn", () => {
     Record<string, unknown>,
     { code: string; path: unknown; unsupported: boolean },
   ][] = [
-    ["top_k", { top_k: 5 }, {
-      code: "invalid_request",
-      path: "top_k",
-      unsupported: true,
-    }],
-    ["a server tool", {
-      tools: [{ type: "web_search_20250305", name: "web_search" }],
-    }, {
+    ["top_k", { top_k: 5 }, { code: "invalid_request", path: "top_k", unsupported: true }],
+    ["a server tool", { tools: [{ type: "web_search_20250305", name: "web_search" }] }, {
       code: "invalid_request",
       path: "tools[0].type",
       unsupported: true,
     }],
-    ["a document block", {
-      messages: [{ role: "user", content: [{ type: "document" }] }],
-    }, {
+    ["a document block", { messages: [{ role: "user", content: [{ type: "document" }] }] }, {
       code: "invalid_request",
       path: "messages[0].content[0].type",
       unsupported: true,
@@ -468,15 +401,11 @@ describe("an Anthropic request to the neutral turn", () => {
       unsupported: false,
     }],
     // A `system` message joins the system prompt (anthropic_system_messages_test.ts).
-    [
-      "a tool role in messages",
-      { messages: [{ role: "tool", content: "x" }] },
-      {
-        code: "invalid_request",
-        path: "messages[0].role",
-        unsupported: false,
-      },
-    ],
+    ["a tool role in messages", { messages: [{ role: "tool", content: "x" }] }, {
+      code: "invalid_request",
+      path: "messages[0].role",
+      unsupported: false,
+    }],
   ];
   for (const [name, change, expected] of refused) {
     test(`refuses ${name}`, () => {
@@ -507,12 +436,7 @@ const TURN = "0190a5b8-7c1e-7a3b-8c2d-1234567890ab";
 const SESSION = "0190a5b8-7c1e-7a3b-8c2d-0000000000aa";
 const answered: TurnResult = { kind: "answer", answer: ANSWER };
 const EVENTS: TurnEvent[] = [
-  {
-    type: "call_started",
-    provider: "openai",
-    model: "gpt-4o-mini",
-    input_tokens: 10,
-  },
+  { type: "call_started", provider: "openai", model: "gpt-4o-mini", input_tokens: 10 },
   textDelta("Reading "),
   textDelta("it."),
   {
@@ -538,17 +462,14 @@ function frames(
   result: TurnResult,
 ) {
   const framing = surface.framing(TURN);
-  const parts = events.map((e) => framing.frame(e)).filter((b) => b !== null)
-    .map((b) => decoder.decode(b!));
+  const parts = events.map((e) => framing.frame(e)).filter((b) => b !== null).map((b) =>
+    decoder.decode(b!)
+  );
   return [...parts, decoder.decode(framing.last(result, TURN))].join("");
 }
 
 describe("an answer to OpenAI's shapes", () => {
-  const surface = openAiSurface({
-    sessionId: SESSION,
-    created: 1700000000,
-    includeUsage: true,
-  });
+  const surface = openAiSurface({ sessionId: SESSION, created: 1700000000, includeUsage: true });
 
   test("the buffered completion", async () => {
     const r = surface.answer(answered, TURN);
@@ -595,9 +516,7 @@ describe("an answer to OpenAI's shapes", () => {
     const datas = text.split("\n\n").filter((f) => f !== "").map((f) => f.replace(/^data: /, ""));
     assert.equal(datas.at(-1), "[DONE]");
     const chunks = datas.slice(0, -1).map((d) => JSON.parse(d));
-    assert.ok(
-      chunks.every((c) => c.id === `chatcmpl-${TURN}` && c.model === "openai/gpt-4o-mini"),
-    );
+    assert.ok(chunks.every((c) => c.id === `chatcmpl-${TURN}` && c.model === "openai/gpt-4o-mini"));
     assert.deepEqual(chunks.map((c) => c.choices[0]?.delta ?? null), [
       { role: "assistant", content: "" },
       { content: "Reading " },
@@ -659,9 +578,7 @@ describe("an answer to OpenAI's shapes", () => {
     };
     const text = frames(surface, EVENTS.slice(0, 2), failed);
     assert.ok(!text.includes("[DONE]"));
-    const last = JSON.parse(
-      text.trim().split("\n\n").at(-1)!.replace(/^data: /, ""),
-    );
+    const last = JSON.parse(text.trim().split("\n\n").at(-1)!.replace(/^data: /, ""));
     assert.equal(last.error.code, "provider_unavailable");
     assert.equal(last.error.message, "down");
   });
@@ -678,18 +595,8 @@ describe("an answer to Anthropic's shapes", () => {
       model: "openai/gpt-4o-mini",
       content: [
         { type: "text", text: "Reading it." },
-        {
-          type: "tool_use",
-          id: "call_a",
-          name: "read_file",
-          input: { path: "a.ts" },
-        },
-        {
-          type: "tool_use",
-          id: "call_b",
-          name: "read_file",
-          input: { path: "b.ts" },
-        },
+        { type: "tool_use", id: "call_a", name: "read_file", input: { path: "a.ts" } },
+        { type: "tool_use", id: "call_b", name: "read_file", input: { path: "b.ts" } },
       ],
       stop_reason: "tool_use",
       stop_sequence: null,
@@ -732,22 +639,16 @@ describe("an answer to Anthropic's shapes", () => {
       output_tokens: 0,
     });
     assert.equal(events[0].message.model, "openai/gpt-4o-mini");
-    assert.deepEqual(
-      events.filter((e) => e.type === "content_block_start").map((e) => e.index),
-      [
-        0,
-        1,
-        2,
-      ],
-    );
+    assert.deepEqual(events.filter((e) => e.type === "content_block_start").map((e) => e.index), [
+      0,
+      1,
+      2,
+    ]);
     assert.deepEqual(events[6].delta, {
       type: "input_json_delta",
       partial_json: '{"path":"a.ts"}',
     });
-    assert.deepEqual(events.at(-2).delta, {
-      stop_reason: "tool_use",
-      stop_sequence: null,
-    });
+    assert.deepEqual(events.at(-2).delta, { stop_reason: "tool_use", stop_sequence: null });
     assert.deepEqual(events.at(-2).usage, {
       input_tokens: 12,
       cache_creation_input_tokens: 0,
@@ -782,16 +683,11 @@ describe("an answer to Anthropic's shapes", () => {
   });
 
   test("a failure after output began is an error event and no message_stop", () => {
-    const failed: TurnResult = {
-      kind: "failure",
-      failure: failure("request_timeout", "slow"),
-    };
+    const failed: TurnResult = { kind: "failure", failure: failure("request_timeout", "slow") };
     const text = frames(surface, EVENTS.slice(0, 2), failed);
     assert.ok(!text.includes("message_stop"));
     assert.ok(
-      text.trim().endsWith(
-        'data: {"type":"error","error":{"type":"api_error","message":"slow"}}',
-      ),
+      text.trim().endsWith('data: {"type":"error","error":{"type":"api_error","message":"slow"}}'),
     );
   });
 });
@@ -843,12 +739,7 @@ describe("errors in each surface's shape, with the native status", () => {
       const o = openAiError(f, status);
       assert.equal(o.status, status);
       assert.deepEqual(await o.json(), {
-        error: {
-          message: `${code} happened`,
-          type: openAiTypes[status],
-          param: "messages",
-          code,
-        },
+        error: { message: `${code} happened`, type: openAiTypes[status], param: "messages", code },
       });
       const a = anthropicError(f, status);
       assert.equal(a.status, status);
@@ -859,10 +750,7 @@ describe("errors in each surface's shape, with the native status", () => {
     });
   }
   test("what cannot be honoured is 400 on both", () => {
-    const f = failure("invalid_request", "unsupported", {
-      path: "seed",
-      unsupported: true,
-    });
+    const f = failure("invalid_request", "unsupported", { path: "seed", unsupported: true });
     assert.equal(openAiError(f, 422).status, 400);
     assert.equal(anthropicError(f, 422).status, 400);
   });
@@ -894,20 +782,12 @@ describe("the conversation digest", () => {
         { role: "user", content: "read a.ts" },
         {
           role: "assistant",
-          content: [{
-            type: "tool_use",
-            id: "t1",
-            name: "read_file",
-            input: { path: "a.ts" },
-          }],
+          content: [{ type: "tool_use", id: "t1", name: "read_file", input: { path: "a.ts" } }],
         },
       ],
     });
     const a = conversationDigest(fromOpenAi.system, fromOpenAi.messages);
-    assert.equal(
-      a,
-      conversationDigest(fromAnthropic.system, fromAnthropic.messages),
-    );
+    assert.equal(a, conversationDigest(fromAnthropic.system, fromAnthropic.messages));
     assert.match(a, /^[0-9a-f]{64}$/);
     const other = [...fromOpenAi.messages.slice(0, -1), {
       role: "assistant" as const,

@@ -8,9 +8,7 @@ type Report = Schemas["PeriodUsageReport"];
 type Window = Schemas["BudgetWindow"];
 
 /** One window of the budget: what is left of the limit, what was spent and reserved. */
-function BudgetWindowRow(
-  { name, w, currency }: { name: string; w: Window; currency: string },
-) {
+function BudgetWindowRow({ name, w, currency }: { name: string; w: Window; currency: string }) {
   return (
     <tr>
       <th scope="row">{name}</th>
@@ -27,9 +25,7 @@ function BudgetWindowRow(
 
 function Budget({ report }: { report: Report }) {
   const b = report.budget;
-  if (b === null) {
-    return <p class="muted">No budget: your calls are not limited.</p>;
-  }
+  if (b === null) return <p class="muted">No budget: your calls are not limited.</p>;
   return (
     <table>
       <caption>Budget</caption>
@@ -44,19 +40,9 @@ function Budget({ report }: { report: Report }) {
         </tr>
       </thead>
       <tbody>
-        {b.daily && (
-          <BudgetWindowRow
-            name="Today (UTC)"
-            w={b.daily}
-            currency={b.currency}
-          />
-        )}
+        {b.daily && <BudgetWindowRow name="Today (UTC)" w={b.daily} currency={b.currency} />}
         {b.monthly && (
-          <BudgetWindowRow
-            name="This month (UTC)"
-            w={b.monthly}
-            currency={b.currency}
-          />
+          <BudgetWindowRow name="This month (UTC)" w={b.monthly} currency={b.currency} />
         )}
       </tbody>
     </table>
@@ -104,10 +90,7 @@ export function MonthUsage() {
       <Budget report={report} />
       <div class="charts">
         <SpendChart
-          days={report.by_day.map((d) => ({
-            date: d.date,
-            cost: d.estimated_cost,
-          }))}
+          days={report.by_day.map((d) => ({ date: d.date, cost: d.estimated_cost }))}
           total={report.total.estimated_cost ?? "0"}
           limit={report.budget?.daily?.limit ?? null}
           currency={currency}

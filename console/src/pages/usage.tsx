@@ -115,9 +115,7 @@ function Charts({ report }: { report: Report }) {
         <BarChart
           title="Requests by model"
           unit="requests"
-          total={String(
-            report.by_model.reduce((n, m) => n + m.request_count, 0),
-          )}
+          total={String(report.by_model.reduce((n, m) => n + m.request_count, 0))}
           bars={report.by_model.map((m) => ({
             label: `${m.provider}/${m.model}`,
             value: m.request_count,
@@ -151,10 +149,7 @@ function Charts({ report }: { report: Report }) {
         title="Tokens by task type"
         unit="tokens"
         total={totalTokens}
-        bars={report.by_task_type.map((t) => ({
-          label: t.task_type,
-          value: tokensOf(t),
-        }))}
+        bars={report.by_task_type.map((t) => ({ label: t.task_type, value: tokensOf(t) }))}
       />
       <BarChart
         title="Cost by task type"
@@ -177,9 +172,7 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
   const usage = useLoad(
     () =>
       sessionId
-        ? api("get", "/api/v1/sessions/{session_id}/usage", {
-          params: { session_id: sessionId },
-        })
+        ? api("get", "/api/v1/sessions/{session_id}/usage", { params: { session_id: sessionId } })
         : Promise.resolve(null),
     [sessionId],
   );
@@ -188,11 +181,7 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
     <>
       <h1>Usage</h1>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <SessionPicker
-          section="usage"
-          sessionId={sessionId}
-          everyLabel="All sessions"
-        />
+        <SessionPicker section="usage" sessionId={sessionId} everyLabel="All sessions" />
       </form>
       {!sessionId && <MonthUsage />}
       {usage.error && <p role="alert" class="error">{usage.error}</p>}
@@ -205,21 +194,11 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
             </div>
             <div>
               <dt>Read from cache</dt>
-              <dd>
-                {cached(
-                  report.total.cache_read_tokens,
-                  report.total.input_tokens,
-                )}
-              </dd>
+              <dd>{cached(report.total.cache_read_tokens, report.total.input_tokens)}</dd>
             </div>
             <div>
               <dt>Written to cache</dt>
-              <dd>
-                {cached(
-                  report.total.cache_write_tokens,
-                  report.total.input_tokens,
-                )}
-              </dd>
+              <dd>{cached(report.total.cache_write_tokens, report.total.input_tokens)}</dd>
             </div>
             <div>
               <dt>Output tokens</dt>

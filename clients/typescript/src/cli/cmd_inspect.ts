@@ -21,16 +21,10 @@ export function previewText(p: PreviewResponse): string {
     `cost:       ${p.estimated_cost.min} – ${p.estimated_cost.max} ${p.estimated_cost.currency}`,
     `context:    ${p.included_context.join(", ") || "(nothing attached)"}`,
   ];
-  if (p.excluded_context.length > 0) {
-    lines.push(`left out:   ${p.excluded_context.join(", ")}`);
-  }
+  if (p.excluded_context.length > 0) lines.push(`left out:   ${p.excluded_context.join(", ")}`);
   if (p.required_permissions.length > 0) {
     lines.push(
-      `tools:      ${
-        p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(
-          ", ",
-        )
-      }`,
+      `tools:      ${p.required_permissions.map((r) => `${r.permission}=${r.mode}`).join(", ")}`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -49,8 +43,7 @@ export async function preview(
     json?: boolean;
   },
 ): Promise<void> {
-  const id = o.session ??
-    (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
+  const id = o.session ?? (await ctx.client.sessions.create({ title: "switchyard preview" })).id;
   try {
     const input: Record<string, unknown> = { text: prompt };
     if (o.command) input.command = o.command;
@@ -66,23 +59,17 @@ export async function preview(
   }
 }
 
-export async function usage(
-  ctx: Context,
-  id: string,
-  o: { json?: boolean },
-): Promise<void> {
+export async function usage(ctx: Context, id: string, o: { json?: boolean }): Promise<void> {
   const report = await ctx.client.session(id).usage();
   if (o.json) return ctx.term.out(json(report));
   const t = report.total;
   ctx.term.out(
-    `total: ${t.input_tokens ?? "?"} in${cacheText(t)}, ${
-      t.output_tokens ?? "?"
-    } out, ${t.estimated_cost ?? "(sealed)"} ${t.currency}\n`,
+    `total: ${t.input_tokens ?? "?"} in${cacheText(t)}, ${t.output_tokens ?? "?"} out, ${
+      t.estimated_cost ?? "(sealed)"
+    } ${t.currency}\n`,
   );
   for (const m of report.by_model) {
-    const cost = m.estimated_cost === undefined
-      ? ""
-      : `, ${m.estimated_cost} ${m.currency}`;
+    const cost = m.estimated_cost === undefined ? "" : `, ${m.estimated_cost} ${m.currency}`;
     ctx.term.out(
       `  ${m.provider}/${m.model}: ${m.request_count} requests${
         m.input_tokens === undefined
@@ -110,20 +97,14 @@ export async function trace(
     const opened = await openTrace(events, o.key);
     // The whole trace names each model call's turn; a page alone cannot count the prompts before it.
     const whole = o.limit === undefined && (o.offset ?? 0) === 0;
-    const turns = whole
-      ? sessionTurns(opened, { callPerTurn: callPerTurn(detail) })
-      : [];
+    const turns = whole ? sessionTurns(opened, { callPerTurn: callPerTurn(detail) }) : [];
     return ctx.term.out(traceTable(opened, (o.offset ?? 0) + 1, turns));
   }
   for (const event of events) {
     // An opened payload is marked as such: the service only ever saw it sealed.
     const opened = await openedPayload(event, o.key);
     ctx.term.out(
-      `${
-        JSON.stringify(
-          opened === null ? event : { ...event, payload: { opened } },
-        )
-      }\n`,
+      `${JSON.stringify(opened === null ? event : { ...event, payload: { opened } })}\n`,
     );
   }
 }

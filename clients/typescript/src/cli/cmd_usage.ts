@@ -26,19 +26,15 @@ function budgetLines(budget: BudgetStatus | null): string[] {
         `(${w.spent} spent, ${w.reserved} reserved; resets ${w.resets_at})`,
     );
   }
-  return lines.length === 0
-    ? ["budget:  none"]
-    : ["budget:", ...lines.map((l) => `  ${l}`)];
+  return lines.length === 0 ? ["budget:  none"] : ["budget:", ...lines.map((l) => `  ${l}`)];
 }
 
 export function periodUsageText(r: PeriodUsageReport): string {
   const t = r.total;
   const lines = [
-    `${r.from} to ${r.to}: ${t.request_count} requests, ${
-      t.input_tokens ?? 0
-    } in${cacheText(t)}, ${t.output_tokens ?? 0} out, ${
-      t.estimated_cost ?? "0"
-    } ${t.currency}`,
+    `${r.from} to ${r.to}: ${t.request_count} requests, ${t.input_tokens ?? 0} in${cacheText(t)}, ${
+      t.output_tokens ?? 0
+    } out, ${t.estimated_cost ?? "0"} ${t.currency}`,
     ...budgetLines(r.budget),
   ];
   const days = r.by_day.filter((d) => d.request_count > 0);
@@ -51,9 +47,7 @@ export function periodUsageText(r: PeriodUsageReport): string {
   }
   if (r.by_model.length > 0) lines.push("by model:");
   for (const m of r.by_model) {
-    const cost = m.estimated_cost === undefined
-      ? ""
-      : `, ${m.estimated_cost} ${m.currency}`;
+    const cost = m.estimated_cost === undefined ? "" : `, ${m.estimated_cost} ${m.currency}`;
     lines.push(
       `  ${m.provider}/${m.model}: ${m.request_count} requests${cost}`,
     );

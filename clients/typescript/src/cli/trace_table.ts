@@ -21,12 +21,8 @@ export function cacheText(
   c: { cache_read_tokens?: unknown; cache_write_tokens?: unknown },
 ): string {
   const parts = [
-    typeof c.cache_read_tokens === "number"
-      ? `${c.cache_read_tokens} read from cache`
-      : "",
-    typeof c.cache_write_tokens === "number"
-      ? `${c.cache_write_tokens} written to cache`
-      : "",
+    typeof c.cache_read_tokens === "number" ? `${c.cache_read_tokens} read from cache` : "",
+    typeof c.cache_write_tokens === "number" ? `${c.cache_write_tokens} written to cache` : "",
   ].filter((p) => p !== "");
   return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
 }
@@ -43,37 +39,25 @@ export function eventSummary(e: TraceEvent): string {
     case "classification": {
       const how = [p.source, p.confidence && `${p.confidence} confidence`]
         .filter(Boolean);
-      return `${str(p.intent)}${how.length ? ` (${how.join(", ")})` : ""}: ${
-        str(p.reason)
-      }`;
+      return `${str(p.intent)}${how.length ? ` (${how.join(", ")})` : ""}: ${str(p.reason)}`;
     }
     case "routing_decision": {
-      const effort = typeof p.effort === "string"
-        ? ` [effort ${p.effort}]`
-        : "";
+      const effort = typeof p.effort === "string" ? ` [effort ${p.effort}]` : "";
       return `${str(p.reason)}${effort}`;
     }
     case "context_selection":
-      return `${p.included === true ? "+" : "-"} ${str(p.kind)} ${
-        str(p.label)
-      }: ${str(p.reason)}`;
+      return `${p.included === true ? "+" : "-"} ${str(p.kind)} ${str(p.label)}: ${str(p.reason)}`;
     case "cost": {
-      const cost = typeof p.cost === "string"
-        ? `, ${p.cost} USD`
-        : ", no price";
-      return `${str(p.input_tokens) || "?"} in${cacheText(p)}, ${
-        str(p.output_tokens) || "?"
-      } out${cost}`;
+      const cost = typeof p.cost === "string" ? `, ${p.cost} USD` : ", no price";
+      const input = `${str(p.input_tokens) || "?"} in${cacheText(p)}`;
+      return `${input}, ${str(p.output_tokens) || "?"} out${cost}`;
     }
     case "tool_call": {
       const args = p.arguments;
-      const known =
-        typeof args === "object" && args !== null && !Array.isArray(args)
-          ? args as Fields
-          : null;
-      return `${toolCallLabel(str(p.tool_name) || "tool", known)} ${
-        str(p.status)
-      }`;
+      const known = typeof args === "object" && args !== null && !Array.isArray(args)
+        ? args as Fields
+        : null;
+      return `${toolCallLabel(str(p.tool_name) || "tool", known)} ${str(p.status)}`;
     }
     case "approval": {
       const reason = typeof p.reason === "string" ? `: ${p.reason}` : "";
@@ -96,9 +80,7 @@ function headings(turns: readonly Turn[]): Map<string, string> {
     for (const id of turn.traceIds) {
       const chose = turn.calls.some((c) => c.traceId === id);
       if (chose) call++;
-      const what = chose
-        ? `model call ${call} of ${turn.calls.length}`
-        : "continued";
+      const what = chose ? `model call ${call} of ${turn.calls.length}` : "continued";
       named.set(id, `turn ${turn.number} · ${what} · trace ${id}`);
     }
   }
@@ -125,13 +107,9 @@ export function traceTable(
     e.provider === null ? "-" : `${e.provider}/${e.model ?? "?"}`,
     eventSummary(e),
   ]);
-  const widths = HEADINGS.map((h, c) =>
-    Math.max(h.length, ...rows.map((r) => r[c].length))
-  );
+  const widths = HEADINGS.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, c) =>
-      c === cells.length - 1 ? cell : cell.padEnd(widths[c])
-    ).join("  ")
+    cells.map((cell, c) => c === cells.length - 1 ? cell : cell.padEnd(widths[c])).join("  ")
       .trimEnd();
   const out = [line(HEADINGS)];
   let turn: string | undefined;
@@ -139,9 +117,7 @@ export function traceTable(
     const id = e.trace_id ?? "";
     if (id !== turn) {
       out.push(
-        `-- ${named.get(id) ?? `trace ${id || "(no id)"}`} · ${
-          e.created_at.slice(0, 10)
-        }`,
+        `-- ${named.get(id) ?? `trace ${id || "(no id)"}`} · ${e.created_at.slice(0, 10)}`,
       );
       turn = id;
     }
