@@ -35,6 +35,8 @@ export interface CompatRequest {
   system: string | null;
   /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
   systemCache?: CacheMark;
+  /** The client's own prompt-cache key (OpenAI's `prompt_cache_key`). */
+  cacheKey?: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
   toolChoice?: ToolChoice;
@@ -211,6 +213,7 @@ export async function runCompatTurn(
     request: parsed.value,
     system: request.system,
     ...(request.systemCache === undefined ? {} : { systemCache: request.systemCache }),
+    ...(request.cacheKey === undefined ? {} : { cacheKey: request.cacheKey }),
     ...(classified === prompt.content ? {} : { classificationText: classified }),
     split,
     tools: request.tools,

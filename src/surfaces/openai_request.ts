@@ -264,6 +264,10 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
   const choice = toolChoice(body.tool_choice);
   const options = sampling(body);
   const streamOptions = objectOr(body.stream_options, "stream_options", {});
+  // The client's own cache key goes to the provider as it sent it (decisions.md §15).
+  const cacheKey = typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== ""
+    ? body.prompt_cache_key
+    : undefined;
   return {
     surface: "openai",
     model: body.model,
@@ -274,6 +278,7 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
     ...(options === undefined ? {} : { sampling: options }),
     ...(max === undefined ? {} : { maxOutputTokens: max }),
     stream: body.stream === true,
+    ...(cacheKey === undefined ? {} : { cacheKey }),
     includeUsage: streamOptions.include_usage === true,
     fieldOf: (option) => FIELDS[option] ?? option,
   };

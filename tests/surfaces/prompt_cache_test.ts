@@ -348,4 +348,27 @@ describe("OpenAI's prompt_cache_key", () => {
       currency: "USD",
     });
   });
+
+  test("a key the client sent is its own: it goes as sent, under caching off too", async () => {
+    const stored = await call(app, "PUT", "/api/v1/policies/gpt-off", {
+      token: alice.token,
+      body: policy("openai/gpt-4o-mini", "off"),
+    });
+    assert.ok(stored.status < 300);
+    await openai.enqueueFixture("openai", "plain_buffered");
+    const r = await call(app, "POST", "/v1/chat/completions", {
+      token: alice.token,
+      headers: KEYS,
+      body: {
+        model: "switchyard/gpt-off",
+        messages: [{ role: "user", content: "Say hello in five words." }],
+        prompt_cache_key: "codex-conversation-42",
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(
+      (openai.requests[0].json as Record<string, unknown>).prompt_cache_key,
+      "codex-conversation-42",
+    );
+  });
 });
