@@ -97,6 +97,24 @@ export function estimateCost(
   return { min: formatDecimal(min), max: formatDecimal(max), currency: CURRENCY };
 }
 
+/**
+ * The most `inputTokens` prompt tokens can cost, however the provider's cache
+ * splits them: each priced at the highest of the input, cache read and cache
+ * write prices (a prompt written whole to Anthropic's cache costs 1.25× its
+ * input price). For a reservation that the call's real cost can never pass.
+ */
+export function inputCostCeiling(prices: Prices, inputTokens: number): string {
+  const input = prices.input_cost_per_million_tokens;
+  const candidates = [
+    input,
+    prices.cache_read_cost_per_million_tokens ?? input,
+    prices.cache_write_cost_per_million_tokens ?? input,
+  ].filter((p): p is string => p !== undefined);
+  if (candidates.length === 0) return "0";
+  const highest = candidates.reduce((a, b) => (new Big(b).gt(a) ? b : a));
+  return formatDecimal(priced(inputTokens, highest));
+}
+
 /** Whether an estimate's `max` exceeds a rule's `cost_limit` (both decimal strings). */
 export function exceedsCostLimit(limit: string, max: string): boolean {
   return new Big(max).gt(new Big(limit));

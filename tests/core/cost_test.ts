@@ -8,6 +8,7 @@ import {
   estimateCost,
   exceedsCostLimit,
   formatDecimal,
+  inputCostCeiling,
   isDecimalString,
   sumDecimals,
   usageCost,
@@ -143,6 +144,16 @@ describe("cost of cached prompt tokens (decisions.md §15)", () => {
       ),
       "0.004",
     );
+  });
+  test("the input cost ceiling: the highest price a prompt token can cost, never passed", () => {
+    assert.equal(inputCostCeiling(prices, 10_000), "0.0375");
+    assert.equal(inputCostCeiling({ input_cost_per_million_tokens: "2" }, 10_000), "0.02");
+    assert.equal(inputCostCeiling({}, 10_000), "0");
+    // However the cache splits the prompt, its real input cost stays within the ceiling.
+    for (const [read, write] of [[0, 0], [10_000, 0], [0, 10_000], [4000, 6000]]) {
+      const real = usageCost(prices, 10_000, 0, { read, write })!;
+      assert.ok(!new Big(real).gt(inputCostCeiling(prices, 10_000)), `${read}/${write}: ${real}`);
+    }
   });
   test("cache prices alone still make a model priced", () => {
     assert.equal(
