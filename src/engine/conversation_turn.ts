@@ -20,6 +20,7 @@ import { REQUEST_SUPPORT, unsupportedOption } from "../providers/request_support
 import { isRemoteImage } from "../providers/image_parts.ts";
 import type { ContentNeed } from "../core/candidate_walk.ts";
 import type {
+  CacheMark,
   ChatMessage,
   SamplingOptions,
   ToolChoice,
@@ -31,7 +32,7 @@ import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
 import { imagesAsNotes, type OmittedImage } from "./image_notes.ts";
-import { callModel, type ModelReply } from "./provider_call.ts";
+import { callModel, type ModelReply, promptCaching } from "./provider_call.ts";
 import { RecordedTurnFailure } from "./recorded_failure.ts";
 import { respondWithTurn } from "./respond.ts";
 import { newRunInput } from "./run_input.ts";
@@ -65,6 +66,10 @@ export interface ConversationTurn {
   request: TurnRequest;
   /** The client's system prompt, sent as it is; null: none. */
   system: string | null;
+  /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
+  systemCache?: CacheMark;
+  /** The client's own prompt-cache key (OpenAI's `prompt_cache_key`); else the session's id. */
+  cacheKey?: string;
   split: ConversationSplit;
   /** Attachment paths the equivalent body made up for path-less tool results: never disclosed paths. */
   madeUpPaths: ReadonlySet<string>;
@@ -199,6 +204,7 @@ async function invoke(
     apiKey: model.auth === "none" ? undefined : t.credentials.get(model.provider),
     timeoutMs: t.deps.config.limits.providerTimeoutMs,
     system: turn.system ?? "",
+    ...(turn.systemCache === undefined ? {} : { systemCache: turn.systemCache }),
     messages,
     tools,
     effort: d.routing.effort,
@@ -206,6 +212,7 @@ async function invoke(
     ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
     ...(turn.maxOutputTokens === undefined ? {} : { maxOutputTokens: turn.maxOutputTokens }),
     stream,
+    caching: promptCaching(t.input.request.policy, t.session.id, turn.cacheKey),
     signal: t.signal,
     newId: t.deps.newId,
     onEvent: (e) => {
@@ -361,6 +368,10 @@ async function answered(
     stopReason: reply.stopReason,
     inputTokens: usage.input_tokens ?? null,
     outputTokens: usage.output_tokens ?? null,
+    ...(usage.cache_read_tokens === undefined ? {} : { cacheReadTokens: usage.cache_read_tokens }),
+    ...(usage.cache_write_tokens === undefined
+      ? {}
+      : { cacheWriteTokens: usage.cache_write_tokens }),
   };
   (t.records.conversations ??= []).push({
     userId: t.session.user_id,

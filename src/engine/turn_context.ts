@@ -89,6 +89,10 @@ export interface ModelAnswer {
   stopReason: StopReason | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** The part of `inputTokens` read from the provider's cache; absent: none reported. */
+  cacheReadTokens?: number;
+  /** The part of `inputTokens` written to the provider's cache; absent: none reported. */
+  cacheWriteTokens?: number;
 }
 
 export type TurnResult =

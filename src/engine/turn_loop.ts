@@ -24,7 +24,7 @@ import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { promptMessages, systemPreamble } from "./prompt.ts";
 import { fallbacks } from "./fallback_hops.ts";
-import { callModel, type ModelReply } from "./provider_call.ts";
+import { callModel, type ModelReply, promptCaching } from "./provider_call.ts";
 import { toolExchanges } from "./run_input.ts";
 import { decisionEvents, decisionScope, fallbackHopEvent } from "./trace_records.ts";
 import type { TurnContext, TurnResult } from "./turn_context.ts";
@@ -82,6 +82,7 @@ async function invoke(
     tools,
     effort: d.routing.effort,
     stream,
+    caching: promptCaching(t.input.request.policy, t.session.id),
     signal: t.signal,
     newId: t.deps.newId,
     onEvent: (e) => {

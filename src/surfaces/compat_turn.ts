@@ -14,7 +14,13 @@ import type { ModelAnswer } from "../engine/turn_context.ts";
 import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
-import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
+import type {
+  CacheMark,
+  ChatMessage,
+  SamplingOptions,
+  ToolChoice,
+  ToolSpec,
+} from "../providers/types.ts";
 import {
   conversationKeyDigest,
   insertKeyedSession,
@@ -32,6 +38,10 @@ export interface CompatRequest {
   surface: SurfaceName;
   model: string;
   system: string | null;
+  /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
+  systemCache?: CacheMark;
+  /** The client's own prompt-cache key (OpenAI's `prompt_cache_key`). */
+  cacheKey?: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
   toolChoice?: ToolChoice;
@@ -248,6 +258,8 @@ export function conversationTurnOf(
   return {
     request: parsed.value,
     system: request.system,
+    ...(request.systemCache === undefined ? {} : { systemCache: request.systemCache }),
+    ...(request.cacheKey === undefined ? {} : { cacheKey: request.cacheKey }),
     split,
     madeUpPaths: madeUpPaths(body),
     tools: request.tools,

@@ -86,6 +86,7 @@ describe("the openai client on /v1/chat/completions", () => {
       prompt_tokens: 12,
       completion_tokens: 5,
       total_tokens: 17,
+      prompt_tokens_details: { cached_tokens: 0 },
     });
     const sessionId = response.headers.get("x-router-session-id");
     const traceId = response.headers.get("x-router-trace-id");
@@ -141,6 +142,7 @@ describe("the openai client on /v1/chat/completions", () => {
       prompt_tokens: 24,
       completion_tokens: 2,
       total_tokens: 26,
+      prompt_tokens_details: { cached_tokens: 0 },
     });
   });
 
