@@ -117,6 +117,7 @@ async function invoke(
     stream,
     signal: t.signal,
     newId: t.deps.newId,
+    timing: t.timing,
     onEvent: (e) => {
       probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
@@ -199,8 +200,10 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const tools = offered(turn, d);
     const refused = unhonoured(t, turn, d, tools);
     if (refused !== null) return await failTurn(t, refused);
+    t.timing.lap("decision");
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
+    t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
     t.sink.begin();
     let reply: ModelReply;
@@ -331,6 +334,7 @@ export async function startConversationTurn(
     records,
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
   });
+  call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     throw ServiceError.of(
       "run_in_flight",
@@ -345,6 +349,7 @@ export async function startConversationTurn(
     seq: claim.run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
   });
 }

@@ -20,6 +20,7 @@ import type {
   ToolChoice,
   ToolSpec,
 } from "../providers/types.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface ModelReply {
   text: string;
@@ -54,6 +55,8 @@ export interface ModelCall {
   stream: boolean;
   signal: AbortSignal;
   newId: () => string;
+  /** The request's phases: the provider's request, connect, first byte and rest. */
+  timing: PhaseClock;
   onEvent: (event: ReplyEvent) => void;
 }
 
@@ -75,6 +78,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
   };
   let reasoning = "";
   let signature: string | undefined;
+  const timing = c.timing;
+  let first = true;
   try {
     const events = adapterFor(c.entry.protocol).invoke(
       {
@@ -82,6 +87,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         baseUrl: c.entry.base_url,
         apiKey: c.apiKey,
         timeoutMs: c.timeoutMs,
+        onSend: () => timing.lap("request"),
+        onHeaders: () => timing.lap("provider_connect"),
       },
       {
         model: c.model.model,
@@ -98,6 +105,10 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
       },
     );
     for await (const event of events) {
+      if (first) {
+        first = false;
+        timing.lap("provider_first_byte");
+      }
       switch (event.type) {
         case "text_delta":
           reply.text += event.delta;
@@ -139,6 +150,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
   } catch (error) {
     if (!c.signal.aborted) throw error;
     reply.interrupted = true;
+  } finally {
+    timing.lap(first ? "provider_connect" : "provider_rest");
   }
   if (c.signal.aborted) reply.interrupted = true;
   if (reasoning !== "" || signature !== undefined) {

@@ -19,6 +19,7 @@ import {
   type TurnSink,
 } from "./turn_sink.ts";
 import { startPacing } from "./start_pacing.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 /**
  * Streamed turns that may start in one round of the event loop, per process. At 512 streams
@@ -48,6 +49,8 @@ export interface ClaimedTurn {
   seq: number;
   stream: boolean;
   surface: TurnSurface;
+  /** The request's phases: the turn's end is their last, and they are reported with it. */
+  timing: PhaseClock;
   run(live: TurnLive): Promise<TurnResult>;
 }
 
@@ -115,6 +118,8 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       : failure("internal_error", "internal error");
     return { kind: "failure", failure: failed };
   } finally {
+    turn.timing.lap("write");
+    probe.phases(turn.timing, deps.db.driver);
     guard.stop();
   }
 }
@@ -136,6 +141,7 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     return turn.surface.answer(result, turn.turnId);
   }
   await STREAM_STARTS.enter();
+  turn.timing.lap("queue");
   const streamClosed = turn.deps.telemetry.streamOpened();
   const framing = turn.surface.framing(turn.turnId);
   const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, streamClosed);

@@ -23,6 +23,7 @@ import type { EngineDeps, TurnBase, TurnContext } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
 import { historyFrom, memoryFrom, persistMessage } from "./turn_records.ts";
 import { noRecords } from "../store/turn_writes.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface TurnCall {
   deps: EngineDeps;
@@ -31,6 +32,8 @@ export interface TurnCall {
   stream: boolean;
   /** The API the turn was asked through: how its answer is written. */
   surface: TurnSurface;
+  /** The request's phases (RequestContext.timing), carried on to the turn's end. */
+  timing: PhaseClock;
 }
 
 /** Records the pending tool calls of a superseded pause as cancelled. */
@@ -59,7 +62,8 @@ export async function turnContextFor(
   const rc = await catalogForRequest(call.deps.registry, credentials, {
     cache: call.deps.listingCache,
   });
-  return { deps: call.deps, session: call.session, credentials, rc, ...run };
+  call.timing.lap("catalog");
+  return { deps: call.deps, session: call.session, credentials, rc, timing: call.timing, ...run };
 }
 
 /** The sealed prompt of an encrypted session's execute: its own key, well formed (§8). */
@@ -83,6 +87,7 @@ export async function startRun(
   ciphertext?: Envelope,
 ): Promise<Response> {
   const { deps, session } = call;
+  call.timing.lap("parse");
   checkSealedPrompt(session, ciphertext);
   const input = newRunInput(request);
   const runId = deps.newId();
@@ -111,6 +116,7 @@ export async function startRun(
       read: { userId: session.user_id, cache: deps.historyCache },
     }),
   });
+  call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     throw ServiceError.of(
       "run_in_flight",
@@ -130,6 +136,7 @@ export async function startRun(
     seq: claim.run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     async run(live) {
       const t: TurnContext = {
         ...base,

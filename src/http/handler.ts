@@ -11,6 +11,7 @@ import { createRequestLimits } from "./rate_limits.ts";
 import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
 import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
+import { type PhaseClock, phaseClock } from "../telemetry/phase_clock.ts";
 import { ROUTES } from "./routes.ts";
 
 const ADMIN_PREFIX = "/api/v1/admin/";
@@ -65,6 +66,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     request: Request,
     url: URL,
     probe: RequestProbe,
+    timing: PhaseClock,
     connection?: Connection,
   ): Promise<Response> {
     const queryCredential = credentialInQuery(url);
@@ -95,12 +97,12 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     probe.route = found.path;
     const endpoint = found.handler;
     if (endpoint.renderError === undefined) {
-      return await admitted(request, url, endpoint, found.params, connection);
+      return await admitted(request, url, endpoint, found.params, timing, connection);
     }
     // Every error of such an endpoint, its own or the gates' before it, in its API's shape.
     let response: Response;
     try {
-      response = await admitted(request, url, endpoint, found.params, connection);
+      response = await admitted(request, url, endpoint, found.params, timing, connection);
     } catch (error) {
       response = toErrorResponse(error, deps, probe);
     }
@@ -116,27 +118,35 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     url: URL,
     endpoint: Endpoint,
     params: Params,
+    timing: PhaseClock,
     connection?: Connection,
   ): Promise<Response> {
     const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
-    const principal = await admit(request, endpoint, params, address);
+    let principal: Principal | Response;
+    try {
+      principal = await admit(request, endpoint, params, address);
+    } finally {
+      if (endpoint.auth !== "none") timing.lap("auth");
+    }
     if (principal instanceof Response) return principal;
     const unstorable = unstorableInQuery(url);
     if (unstorable !== null) return errorResponse(unstorable, { status: 400 });
-    return await endpoint.handle({ request, url, params, deps, principal, address });
+    return await endpoint.handle({ request, url, params, deps, principal, address, timing });
   }
 
   return async (request, connection) => {
     const started = performance.now();
     const url = new URL(request.url);
     const probe = telemetry.request(request);
+    const timing = phaseClock(started);
     let response: Response;
     try {
       response = cors.preflight(request) ??
-        await probe.within(() => route(request, url, probe, connection));
+        await probe.within(() => route(request, url, probe, timing, connection));
     } catch (error) {
       response = toErrorResponse(error, deps, probe);
     }
+    serverTiming(response, timing);
     response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.
     deps.logger.info("request", {
@@ -147,6 +157,17 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     });
     return probe.end(request.method, response);
   };
+}
+
+/** The phases the request went through before its answer's headers (none: no header). */
+function serverTiming(response: Response, timing: PhaseClock): void {
+  const value = timing.header();
+  if (value === null) return;
+  try {
+    response.headers.set("server-timing", value);
+  } catch {
+    // A response whose headers cannot change (none the service makes) goes out without it.
+  }
 }
 
 /** The failure a native error response carries, for an endpoint that answers in another shape. */

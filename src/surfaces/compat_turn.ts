@@ -182,7 +182,9 @@ export async function runCompatTurn(
   surface: (session: SessionRow) => TurnSurface,
 ): Promise<Response> {
   acceptTurns(ctx.deps);
+  ctx.timing.lap("parse");
   const { policy, explicit, named, found } = await readRequest(ctx, request);
+  ctx.timing.lap("session");
   const prompt = request.messages.findLast((m) => m.role === "user");
   if (prompt === undefined) {
     throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
@@ -196,7 +198,9 @@ export async function runCompatTurn(
   if (!parsed.ok) throw new ServiceError(parsed.failure);
   const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
   if (split === null) throw new Error("a conversation with a user message did not split");
+  ctx.timing.lap("parse");
   const session = await sessionFor(ctx, request, named, found);
+  ctx.timing.lap("session");
   const deps = engineDeps(ctx.deps);
   const classified = ownText(prompt.content);
   const turn: ConversationTurn = {
@@ -218,5 +222,6 @@ export async function runCompatTurn(
     headers: ctx.request.headers,
     stream: request.stream,
     surface: surface(session),
+    timing: ctx.timing,
   }, turn);
 }

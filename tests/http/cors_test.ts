@@ -56,7 +56,12 @@ describe("CORS for listed origins", () => {
     });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("access-control-allow-origin"), LISTED);
-    assert.equal(r.headers.get("access-control-expose-headers"), "Retry-After, Allow");
+    assert.equal(
+      r.headers.get("access-control-expose-headers"),
+      "Retry-After, Allow, Server-Timing",
+    );
+    assert.equal(r.headers.get("timing-allow-origin"), LISTED);
+    assert.match(r.headers.get("server-timing") ?? "", /^auth;dur=\d+\.\d\d$/);
     assert.match(r.headers.get("vary") ?? "", /Origin/);
     assert.deepEqual(r.body, { user_id: account.userId });
   });
