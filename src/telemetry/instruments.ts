@@ -17,7 +17,6 @@ export function instruments(f: MetricFamilies) {
     httpError: memo1((code: string) => f.httpErrors.labels(code)),
     turn: memo1((outcome: string) => f.turns.labels(outcome)),
     turnDuration: f.turnDuration.labels(),
-    turnPhase: memo2((phase: string, store: string) => f.turnPhases.labels(phase, store)),
     runsLive: f.runsLive.labels(),
     streamsLive: f.streamsLive.labels(),
     claim: memo1((operation: string) => f.runClaims.labels(operation)),

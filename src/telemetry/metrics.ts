@@ -8,37 +8,11 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { registerProcessMetrics } from "./process_metrics.ts";
+import { phaseHistogram } from "./phase_histogram.ts";
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const MODEL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 180];
 const FIRST_TOKEN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
-/** A turn's phases run from tens of microseconds (a decision) to seconds (a provider). */
-const PHASE_BUCKETS = [
-  0.00005,
-  0.0001,
-  0.00025,
-  0.0005,
-  0.00075,
-  0.001,
-  0.0015,
-  0.002,
-  0.003,
-  0.005,
-  0.0075,
-  0.01,
-  0.015,
-  0.025,
-  0.05,
-  0.1,
-  0.25,
-  0.5,
-  1,
-  2.5,
-  5,
-  10,
-  30,
-  60,
-];
 const DB_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
 export type MetricFamilies = ReturnType<typeof metricFamilies>;
@@ -82,12 +56,7 @@ export function metricFamilies() {
       [],
       MODEL_BUCKETS,
     ),
-    turnPhases: histogram(
-      "switchyard_turn_phase_seconds",
-      "Claimed turns' time by phase (the phases of the Server-Timing header), by store.",
-      ["phase", "store"],
-      PHASE_BUCKETS,
-    ),
+    turnPhases: phaseHistogram(registry),
     runsLive: gauge("switchyard_runs_live", "Turns running on this instance.", []),
     streamsLive: gauge("switchyard_sse_streams_live", "Open SSE streams of this instance.", []),
     runClaims: counter(

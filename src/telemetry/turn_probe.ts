@@ -175,9 +175,10 @@ export function turnProbe(
       if (costUsd !== null) u.cost.inc(Number(costUsd));
     },
     phases(clock, store) {
+      m?.families.turnPhases.observe(store, clock);
+      if (span === undefined) return;
       clock.forEach((phase, seconds) => {
-        m?.turnPhase(phase, store).observe(seconds);
-        span?.setAttribute(`switchyard.phase.${phase}_ms`, seconds * 1000);
+        span.setAttribute(`switchyard.phase.${phase}_ms`, seconds * 1000);
       });
     },
     end(outcome) {
