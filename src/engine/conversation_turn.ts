@@ -24,6 +24,7 @@ import { assembleConversation, type ConversationSplit } from "./conversation_spl
 import { fallbacks } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
 import { respondWithTurn } from "./respond.ts";
+import { entered } from "./entry_queue.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
 import { decisionEvents, decisionScope, fallbackHopEvent, traceEvent } from "./trace_records.ts";
@@ -323,6 +324,7 @@ export async function startConversationTurn(
       ),
     );
   }
+  await entered(call.timing);
   const claim = await deps.claims.claim({
     sessionId: session.id,
     runId,

@@ -14,6 +14,7 @@ import { catalogForRequest } from "../providers/request_catalog.ts";
 import type { RunRow } from "../store/runs.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import { respondWithTurn, type TurnSurface } from "./respond.ts";
+import { entered } from "./entry_queue.ts";
 import { newRunInput, type RunInput } from "./run_input.ts";
 import { recordTrace, type SealScope, sealScope } from "./seal_scope.ts";
 import { newSealedState } from "./sealed_run.ts";
@@ -102,6 +103,7 @@ export async function startRun(
   if (prompt !== undefined) {
     await persistMessage({ ...base, records: prompt }, { role: "user", text: request.input.text });
   }
+  await entered(call.timing);
   const claim = await deps.claims.claim({
     sessionId: session.id,
     runId,

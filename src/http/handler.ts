@@ -12,6 +12,7 @@ import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
 import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
 import { type PhaseClock, phaseClock } from "../telemetry/phase_clock.ts";
+import { entered } from "../engine/entry_queue.ts";
 import { ROUTES } from "./routes.ts";
 
 const ADMIN_PREFIX = "/api/v1/admin/";
@@ -122,6 +123,8 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     connection?: Connection,
   ): Promise<Response> {
     const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
+    // Under a burst, requests enter within the loop's time for starts: running streams go first.
+    await entered(timing);
     let principal: Principal | Response;
     try {
       principal = await admit(request, endpoint, params, address);

@@ -20,7 +20,7 @@ export const PHASES = [
   "catalog",
   /** The run claimed: one statement storing the prompt and reading history and memory. */
   "claim",
-  /** A streamed start waiting for its round (engine/start_pacing.ts). */
+  /** Waiting for the event loop's time for starts under a burst (engine/entry_queue.ts). */
   "queue",
   /** Classification, routing, context selection, the approvals a call needs. */
   "decision",

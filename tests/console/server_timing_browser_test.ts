@@ -12,10 +12,7 @@ import { readWebAssets } from "../../src/http/web_assets.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { launchChromium } from "../support/browser.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { type Served, serveHandler } from "../support/http_server.ts";
 
 const KEY = "sk-test-server-timing-browser-1234";

@@ -21,12 +21,8 @@ function metClock(phases: [Phase, number][]): PhaseClock {
 
 /** The value of the sample `series` with exactly `labels` (in the exposition's order), or null. */
 function sample(text: string, series: string, labels: string): number | null {
-  const line = text.split("\n").find((l) =>
-    l.startsWith(`${series}{${labels}} `)
-  );
-  return line === undefined
-    ? null
-    : Number(line.slice(line.lastIndexOf(" ") + 1));
+  const line = text.split("\n").find((l) => l.startsWith(`${series}{${labels}} `));
+  return line === undefined ? null : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
 describe("switchyard_turn_phase_seconds", () => {
