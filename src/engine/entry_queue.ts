@@ -9,14 +9,18 @@
  * A round begins with its first entry and ends when a timer fires (a timer
  * runs after the I/O the loop polled). Waiting entries are let in one at a
  * time, each after the one before has run up to its next wait, while the
- * round's budget lasts. A lone request meets an empty round and waits for
- * nothing.
+ * round's budget lasts. While fewer than two requests are being started
+ * (`begin` to `end`) nobody waits: a lone request's own work and its store's
+ * round trips are no burst.
  */
 import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface EntryQueue {
   /** Null: go on now; else a promise that resolves when the entry may go on. */
   enter(): Promise<void> | null;
+  /** A request is being started (until its answer's headers); call `end` once after. */
+  begin(): void;
+  end(): void;
 }
 
 export function entryQueue(budgetMs: number): EntryQueue {
@@ -25,6 +29,7 @@ export function entryQueue(budgetMs: number): EntryQueue {
   let roundEnd: ReturnType<typeof setTimeout> | null = null;
   let nextLetIn: ReturnType<typeof setTimeout> | null = null;
   const waiting: (() => void)[] = [];
+  let starting = 0;
   const overBudget = () => performance.now() - roundStart >= budgetMs;
   const openRound = () => {
     if (roundOpen) return;
@@ -52,11 +57,18 @@ export function entryQueue(budgetMs: number): EntryQueue {
   };
   return {
     enter() {
+      if (starting < 2 && waiting.length === 0) return null;
       openRound();
       if (waiting.length === 0 && !overBudget()) return null;
       const wait = new Promise<void>((resolve) => waiting.push(resolve));
       later();
       return wait;
+    },
+    begin() {
+      starting++;
+    },
+    end() {
+      starting--;
     },
   };
 }

@@ -12,7 +12,7 @@ import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
 import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
 import { type PhaseClock, phaseClock } from "../telemetry/phase_clock.ts";
-import { entered } from "../engine/entry_queue.ts";
+import { entered, ENTRY } from "../engine/entry_queue.ts";
 import { ROUTES } from "./routes.ts";
 
 const ADMIN_PREFIX = "/api/v1/admin/";
@@ -143,11 +143,14 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     const probe = telemetry.request(request);
     const timing = phaseClock(started);
     let response: Response;
+    ENTRY.begin();
     try {
       response = cors.preflight(request) ??
         await probe.within(() => route(request, url, probe, timing, connection));
     } catch (error) {
       response = toErrorResponse(error, deps, probe);
+    } finally {
+      ENTRY.end();
     }
     serverTiming(response, timing);
     response = cors.decorate(request, response);

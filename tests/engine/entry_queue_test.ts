@@ -10,6 +10,13 @@ import { connect, createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { entryQueue } from "../../src/engine/entry_queue.ts";
 
+/** A queue with `n` requests being started, as under a burst. */
+function busyQueue(budgetMs: number, n = 2) {
+  const queue = entryQueue(budgetMs);
+  for (let i = 0; i < n; i++) queue.begin();
+  return queue;
+}
+
 const nextRound = () => new Promise((resolve) => setTimeout(resolve, 0));
 const busy = (ms: number) => {
   const end = performance.now() + ms;
@@ -17,7 +24,7 @@ const busy = (ms: number) => {
 };
 
 test("an entry in a round with budget left goes on at once, a lone one always", async () => {
-  const queue = entryQueue(50);
+  const queue = busyQueue(50);
   assert.equal(queue.enter(), null);
   assert.equal(queue.enter(), null);
   await nextRound();
@@ -40,7 +47,7 @@ test("once a round spent its budget, an entry waits until the bytes that arrived
   const client = connect((server.address() as AddressInfo).port, "127.0.0.1");
   try {
     const order = await new Promise<string[]>((resolve) => {
-      const queue = entryQueue(5);
+      const queue = busyQueue(5);
       const order: string[] = [];
       let reads = 0;
       client.on("data", () => {
@@ -65,8 +72,22 @@ test("once a round spent its budget, an entry waits until the bytes that arrived
   }
 });
 
-test("waiting entries go in order, a round's worth at a time", async () => {
+test("a lone request never waits, whatever its own work took", () => {
   const queue = entryQueue(5);
+  queue.begin();
+  assert.equal(queue.enter(), null);
+  busy(6);
+  assert.equal(queue.enter(), null, "its store's round trips and its own work are no burst");
+  queue.begin(); // a second request comes in: the round's budget holds again
+  assert.equal(queue.enter(), null);
+  busy(6);
+  assert.notEqual(queue.enter(), null, "two being started, past the budget: it waits");
+  queue.end();
+  queue.end();
+});
+
+test("waiting entries go in order, a round's worth at a time", async () => {
+  const queue = busyQueue(5);
   assert.equal(queue.enter(), null);
   busy(6);
   const started: number[] = [];
@@ -97,7 +118,7 @@ test("waiting entries go in order, a round's worth at a time", async () => {
 });
 
 test("an entry arriving while others wait queues behind them", async () => {
-  const queue = entryQueue(5);
+  const queue = busyQueue(5);
   assert.equal(queue.enter(), null);
   busy(6);
   const order: string[] = [];
