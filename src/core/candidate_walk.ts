@@ -3,7 +3,7 @@
  * order; the first usable one is chosen. Each skipped candidate keeps the
  * first check it failed, in the order the checks are listed here.
  */
-import { CAPABILITIES, type Capabilities, type ModelDescriptor } from "./model.ts";
+import { CAPABILITIES, type Capabilities, type Capability, type ModelDescriptor } from "./model.ts";
 import { parseModelReference } from "./model_reference.ts";
 import { DEFAULT_REPLY_RESERVE } from "./vocabulary.ts";
 
@@ -22,8 +22,19 @@ export interface CandidateEnvironment {
   /** `privacy.local.mode` deny with required workspace content. */
   local_barred: boolean;
   requires_capabilities?: Capabilities;
+  /**
+   * Capabilities the request's content needs (images in the prompt, structured
+   * output), with why: a gate like the rule's, on every candidate of a route.
+   */
+  content_capabilities?: readonly ContentNeed[];
   /** Prompt plus required context, in estimated tokens. */
   required_tokens: number;
+}
+
+/** A capability the request itself needs, and what in it needs it. */
+export interface ContentNeed {
+  capability: Capability;
+  because: string;
 }
 
 /** Why a candidate was skipped; `window` is kept apart so a too-small window can be told. */
@@ -102,6 +113,14 @@ export function checkCandidate(
       env.requires_capabilities?.[capability] === true && model.capabilities[capability] !== true
     ) {
       return { check: "capability", reason: `missing capability '${capability}'` };
+    }
+  }
+  for (const need of env.content_capabilities ?? []) {
+    if (model.capabilities[need.capability] !== true) {
+      return {
+        check: "capability",
+        reason: `missing capability '${need.capability}' (${need.because})`,
+      };
     }
   }
   if (!fitsWindow(model, env.required_tokens)) {

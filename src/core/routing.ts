@@ -5,6 +5,7 @@
  */
 import {
   type CandidateEnvironment,
+  type ContentNeed,
   type SkippedCandidate,
   walkCandidates,
 } from "./candidate_walk.ts";
@@ -24,6 +25,8 @@ export interface RoutingInput {
   items: readonly ContextItem[];
   relevant_paths: readonly string[];
   required_tokens: number;
+  /** Capabilities the request's content needs; an override is not gated (it names its model). */
+  content_capabilities?: readonly ContentNeed[];
   catalog: readonly ModelDescriptor[];
   known_providers: ReadonlySet<string>;
   credential_providers: ReadonlySet<string>;

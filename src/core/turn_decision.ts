@@ -3,7 +3,7 @@
  * context candidates, routing, effective permissions, the filled context and
  * the cost estimate. The preview formats it; the run engine acts on it.
  */
-import { replyReserve } from "./candidate_walk.ts";
+import { type ContentNeed, replyReserve } from "./candidate_walk.ts";
 import { type ClassificationResult, classify } from "./classification.ts";
 import { type ContextSelection, fillContext, includedWorkspacePaths } from "./context_fill.ts";
 import { type ContextItem, contextItems, requiredTokens } from "./context_items.ts";
@@ -38,6 +38,12 @@ export interface TurnDecisionInput {
   approved_paths?: readonly string[];
   /** Paths of a sent conversation's earlier tool calls (compatible surfaces), for routing and privacy. */
   conversation_paths?: readonly string[];
+  /**
+   * Capabilities a compatible request's content needs beyond the native body
+   * (images in its last user message, structured output): candidates without
+   * them are skipped, as a rule's `requires_capabilities` skips them.
+   */
+  content_capabilities?: readonly ContentNeed[];
   /** Text to classify when it is not `input.text` (an injected message). */
   classification_text?: string;
   is_valid_provider_id?: (id: string) => boolean;
@@ -72,6 +78,9 @@ export function decideTurn(input: TurnDecisionInput): Outcome<TurnDecision> {
     items,
     relevant_paths: paths,
     required_tokens: requiredTokens(items, request.input.text),
+    ...(input.content_capabilities === undefined
+      ? {}
+      : { content_capabilities: input.content_capabilities }),
     catalog,
     known_providers: new Set(input.known_providers ?? catalog.map((m) => m.provider)),
     credential_providers: new Set(input.credential_providers),

@@ -10,24 +10,40 @@
 import { preCallApproval } from "../core/approvals.ts";
 import { failure, ServiceError } from "../core/errors.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
-import { decideTurn, type TurnDecision } from "../core/turn_decision.ts";
+import { decideTurn, type TurnDecision, type TurnDecisionInput } from "../core/turn_decision.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { textDelta } from "../core/turn_stream_events.ts";
 import { ProviderError } from "../providers/errors.ts";
 import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
-import { unsupportedOption } from "../providers/request_support.ts";
-import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
+import { REQUEST_SUPPORT, unsupportedOption } from "../providers/request_support.ts";
+import { isRemoteImage } from "../providers/image_parts.ts";
+import type { ContentNeed } from "../core/candidate_walk.ts";
+import type {
+  ChatMessage,
+  SamplingOptions,
+  ToolChoice,
+  ToolSpec,
+  UserMessage,
+} from "../providers/types.ts";
 import { noRecords } from "../store/turn_writes.ts";
 import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
+import { imagesAsNotes, type OmittedImage } from "./image_notes.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
+import { RecordedTurnFailure } from "./recorded_failure.ts";
 import { respondWithTurn } from "./respond.ts";
 import { entered } from "./entry_queue.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
-import { decisionEvents, decisionScope, fallbackHopEvent, traceEvent } from "./trace_records.ts";
+import {
+  decisionEvents,
+  decisionScope,
+  fallbackHopEvent,
+  traceEvent,
+  type TraceScope,
+} from "./trace_records.ts";
 import type { ModelAnswer, TurnContext, TurnResult } from "./turn_context.ts";
 import {
   baseScope,
@@ -41,15 +57,18 @@ import {
 /** What a compatible surface asks for, translated at its edge. */
 export interface ConversationTurn {
   /**
-   * The turn request the core decides on: the last user message's text as the
-   * input, the named policy, an explicit model when the client named one.
+   * The native turn request the conversation equals, which the core decides
+   * on (decisions.md §12): the last user message's own text as the input, the
+   * conversation's tool-call paths as referenced paths, the results after the
+   * last user message as required attachments, the named policy, an explicit
+   * model when the client named one.
    */
   request: TurnRequest;
   /** The client's system prompt, sent as it is; null: none. */
   system: string | null;
-  /** What classification reads when it is not the whole prompt (text a harness injected left out). */
-  classificationText?: string;
   split: ConversationSplit;
+  /** Attachment paths the equivalent body made up for path-less tool results: never disclosed paths. */
+  madeUpPaths: ReadonlySet<string>;
   tools: readonly ToolSpec[];
   toolChoice?: ToolChoice;
   sampling?: SamplingOptions;
@@ -58,6 +77,42 @@ export interface ConversationTurn {
   fieldOf(option: string): string;
   /** The digest of the conversation as answered, recorded with the turn so its next request finds it. */
   answeredDigest(answer: ModelAnswer): string;
+}
+
+/**
+ * What the request's content needs of a candidate (decisions.md §12): image
+ * input for images in the last user message, JSON output for structured output.
+ */
+export function contentNeeds(
+  request: { prompt: UserMessage; sampling?: SamplingOptions },
+): ContentNeed[] {
+  const needs: ContentNeed[] = [];
+  if ((request.prompt.images?.length ?? 0) > 0) {
+    needs.push({ capability: "images", because: "the last user message has images" });
+  }
+  const format = request.sampling?.responseFormat?.type;
+  if (format === "json_object" || format === "json_schema") {
+    needs.push({ capability: "json_output", because: `response format '${format}'` });
+  }
+  return needs;
+}
+
+/**
+ * What the core decides a conversation's turn on: the native body it equals,
+ * its history (discardable context), and what its content needs of a model.
+ * The tool exchange and the conversation's paths are in the request, as the
+ * native body has them.
+ */
+export function conversationDecisionInput(
+  turn: ConversationTurn,
+  provided: Omit<TurnDecisionInput, "request">,
+): TurnDecisionInput {
+  return {
+    request: turn.request,
+    ...provided,
+    history: turn.split.history,
+    content_capabilities: contentNeeds({ prompt: turn.split.prompt, sampling: turn.sampling }),
+  };
 }
 
 /** The client's tools the policy lets the model see: `deny` hides one (decisions.md §12). */
@@ -82,19 +137,55 @@ function refusal(d: TurnDecision, approval: NonNullable<ReturnType<typeof preCal
   );
 }
 
+/**
+ * The messages the chosen model gets: the included history, the prompt and
+ * the tail; for a model without image input, every image as a text note; for
+ * a provider that takes no image URLs, each image by URL outside the prompt
+ * as a note (the prompt's own is refused, as any option it cannot honour).
+ */
+function messagesFor(t: TurnContext, turn: ConversationTurn, d: TurnDecision) {
+  const labels = new Set(
+    d.context.included.filter((i) => i.kind === "message").map((i) => i.label),
+  );
+  const messages: ChatMessage[] = assembleConversation(turn.split, labels);
+  if (d.routing.model.capabilities.images !== true) {
+    return { ...imagesAsNotes(messages), why: "no image input" };
+  }
+  const protocol = findProvider(t.deps.registry, d.routing.model.provider)?.protocol;
+  if (protocol === undefined || REQUEST_SUPPORT[protocol].image_url) {
+    return { messages, omitted: [], why: "" };
+  }
+  return {
+    ...imagesAsNotes(messages, (image, m) => m !== turn.split.prompt && isRemoteImage(image)),
+    why: "no image URLs",
+  };
+}
+
+/** One excluded context item per image the chosen model did not get, with why. */
+function omittedEvents(scope: TraceScope, omitted: readonly OmittedImage[], why: string) {
+  return omitted.map((o) =>
+    traceEvent(scope, "context_selection", {
+      path: null,
+      kind: "image",
+      label: `message ${o.message}`,
+      included: false,
+      reason: why,
+      media_type: o.media_type,
+      bytes: o.bytes,
+    })
+  );
+}
+
 async function invoke(
   t: TurnContext,
   turn: ConversationTurn,
   d: TurnDecision,
   tools: ToolSpec[],
+  messages: ChatMessage[],
 ): Promise<ModelReply> {
   const model = d.routing.model;
   const entry = findProvider(t.deps.registry, model.provider);
   if (entry === undefined) throw new Error(`routed to an unregistered provider`);
-  const labels = new Set(
-    d.context.included.filter((i) => i.kind === "message").map((i) => i.label),
-  );
-  const messages: ChatMessage[] = assembleConversation(turn.split, labels);
   const stream = t.sink.streaming && model.capabilities.streaming === true;
   const probe = t.probe.call(model, stream, false);
   t.sink.emit({
@@ -141,12 +232,18 @@ async function invoke(
 }
 
 /** The option the chosen provider cannot honour, as a 400 naming the surface's field. */
-function unhonoured(t: TurnContext, turn: ConversationTurn, d: TurnDecision, tools: ToolSpec[]) {
+function unhonoured(
+  t: TurnContext,
+  turn: ConversationTurn,
+  d: TurnDecision,
+  tools: ToolSpec[],
+  messages: readonly ChatMessage[],
+) {
   const { provider, model, capabilities } = d.routing.model;
   const entry = findProvider(t.deps.registry, provider);
   if (entry === undefined) return null;
-  const messages = [...turn.split.units.flat(), turn.split.prompt, ...turn.split.tail];
-  const images = messages.some((m) => m.role === "user" && (m.images?.length ?? 0) > 0);
+  // Only the prompt's images gate (an explicit model is not gated); others become notes.
+  const images = (turn.split.prompt.images?.length ?? 0) > 0;
   const option = images && capabilities.images !== true ? "images" : unsupportedOption(
     entry.protocol,
     {
@@ -174,17 +271,9 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     if (t.signal.aborted) return { kind: "superseded" };
     const provided = catalogInput(t.rc);
     const routing = t.probe.routing();
-    const decided = decideTurn({
-      request: turn.request,
-      ...provided,
-      catalog: tried.usable(provided.catalog),
-      history: turn.split.history,
-      tool_exchanges: turn.split.exchanges,
-      conversation_paths: turn.split.conversationPaths,
-      ...(turn.classificationText === undefined
-        ? {}
-        : { classification_text: turn.classificationText }),
-    });
+    const decided = decideTurn(
+      conversationDecisionInput(turn, { ...provided, catalog: tried.usable(provided.catalog) }),
+    );
     routing.end(decided);
     if (!decided.ok) return await failTurn(t, tried.noCandidate(decided.failure));
     const d = decided.value;
@@ -192,24 +281,29 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const approval = preCallApproval({
       approval_id: t.deps.newId(),
       model: d.routing.model,
-      disclosure_paths: d.disclosure_paths,
+      // A path-less tool result is the client's own tool output, not a workspace file.
+      disclosure_paths: d.disclosure_paths.filter((p) => !turn.madeUpPaths.has(p)),
       rule: d.routing.rule,
       estimate: d.estimate,
       cost_limit_approved: false,
     });
     if (approval !== null) return await failTurn(t, refusal(d, approval));
     const tools = offered(turn, d);
-    const refused = unhonoured(t, turn, d, tools);
+    const sent = messagesFor(t, turn, d);
+    const refused = unhonoured(t, turn, d, tools, sent.messages);
     if (refused !== null) return await failTurn(t, refused);
     t.timing.lap("decision");
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
     t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
+    if (sent.omitted.length > 0) {
+      await noteTrace(t, omittedEvents(decisionScope(baseScope(t), d), sent.omitted, sent.why));
+    }
     t.sink.begin();
     let reply: ModelReply;
     try {
-      reply = await invoke(t, turn, d, tools);
+      reply = await invoke(t, turn, d, tools, sent.messages);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       await settleModelCall(t, d, admitted.reservation, null);
@@ -283,13 +377,15 @@ async function answered(
 }
 
 /**
- * Claims the session's run (409 `run_in_flight` while another turn of it
- * runs), records what the request added to the conversation (its new user
- * message, or the results it brings), and runs the one model call.
+ * Claims the session's run, records what the request added to the
+ * conversation (its new user message, or the results it brings), and runs the
+ * one model call. While another turn of the session runs, the request goes on
+ * in the session `fork` makes (once); without one it is a 409 `run_in_flight`.
  */
 export async function startConversationTurn(
   call: TurnCall,
   turn: ConversationTurn,
+  fork?: () => Promise<TurnCall>,
 ): Promise<Response> {
   const { deps, session } = call;
   const runId = deps.newId();
@@ -338,20 +434,27 @@ export async function startConversationTurn(
   });
   call.timing.lap("claim");
   if (claim.kind === "in_flight") {
+    if (fork !== undefined) return await startConversationTurn(await fork(), turn);
     throw ServiceError.of(
       "run_in_flight",
       "run in flight: a turn of this session is already running",
     );
   }
   deps.telemetry.runClaimed("execute", claim.superseded !== null);
-  return await respondWithTurn({
-    deps,
-    runId,
-    turnId,
-    seq: claim.run.supersede_seq,
-    stream: call.stream,
-    surface: call.surface,
-    timing: call.timing,
-    run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
-  });
+  try {
+    return await respondWithTurn({
+      deps,
+      runId,
+      turnId,
+      seq: claim.run.supersede_seq,
+      stream: call.stream,
+      surface: call.surface,
+      timing: call.timing,
+      run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
+    });
+  } catch (error) {
+    // The turn is recorded (a refusal, every candidate failed): its answer names it.
+    if (!(error instanceof ServiceError)) throw error;
+    throw new RecordedTurnFailure(error.failure, session.id, turnId);
+  }
 }

@@ -32,6 +32,12 @@ export interface TurnSurface {
   framing(turnId: string): StreamFraming & { last(result: TurnResult, turnId: string): Uint8Array };
   /** The headers of a streamed answer. */
   streamHeaders(turnId: string): HeadersInit;
+  /**
+   * The stream's status is committed with its first content, not when the
+   * first model call starts: a turn that fails before it (every candidate
+   * failed, a refusal) answers with an HTTP error status (decisions.md §12).
+   */
+  readonly opensWithContent?: boolean;
 }
 
 export interface ClaimedTurn {
@@ -140,9 +146,10 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, streamClosed);
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
-  await Promise.race([sink.started, done]);
+  await Promise.race([turn.surface.opensWithContent ? sink.firstFrame : sink.started, done]);
   if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
-    streamClosed();
+    // The stream is not sent: closing it stops its keep-alives (and counts it closed once).
+    sink.end(new Uint8Array(0));
     await recover(turn);
     throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
   }

@@ -38,6 +38,8 @@ export const BUFFERED_SINK: TurnSink = {
 export interface StreamSink extends TurnSink {
   /** Resolves when the stream should start (begin or the first event). */
   readonly started: Promise<void>;
+  /** Resolves when the first frame is handed over (a surface that opens with the first content). */
+  readonly firstFrame: Promise<void>;
   /** The response body: frames, keep-alives on silence, closed by `end`. */
   readonly body: ReadableStream<Uint8Array>;
   /** Whether the client is still reading. */
@@ -63,6 +65,8 @@ export function streamSink(
   let lastWrite = Date.now();
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => markStarted = resolve);
+  let markFirstFrame!: () => void;
+  const firstFrame = new Promise<void>((resolve) => markFirstFrame = resolve);
   let timer: ReturnType<typeof setInterval> | undefined;
   const stop = () => {
     if (open) onClose();
@@ -94,6 +98,7 @@ export function streamSink(
       return open;
     },
     started,
+    firstFrame,
     body,
     begin() {
       if (timer !== undefined || !open) return markStarted();
@@ -107,6 +112,7 @@ export function streamSink(
       sink.begin();
       const frame = framing.frame(event);
       if (frame === null) return;
+      if (!delivered) markFirstFrame();
       delivered = true;
       if (open) write(frame);
     },

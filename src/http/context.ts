@@ -40,8 +40,12 @@ export interface Endpoint {
   auth: "none" | "bearer" | "key_or_token" | "operator";
   /** With `key_or_token`, an API key in `x-api-key` too (Anthropic's header). */
   apiKeyHeader?: boolean;
-  /** Writes this endpoint's errors in its API's own shape; absent, the native envelope. */
-  renderError?: (failure: Failure, status: number) => Response;
+  /**
+   * Writes this endpoint's errors in its API's own shape, with that API's
+   * status (and the request's id where its body carries one); absent, the
+   * native envelope, or under `/v1/` the compatible shape the request asks for.
+   */
+  renderError?: (failure: Failure, status: number, requestId: string) => Response;
   /** An unauthenticated endpoint limited per client address (router.limits.rate.anonymous_*). */
   limitByAddress?: boolean;
   /** Reads the session's history and memory with the token (one round trip: preview). */

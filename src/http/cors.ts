@@ -9,7 +9,8 @@
 
 const ALLOWED_METHODS = "GET, POST, PUT, DELETE";
 /** Response headers a client reads beyond the CORS-safelisted ones. */
-const EXPOSED_HEADERS = "Retry-After, Allow, Server-Timing";
+const EXPOSED_HEADERS =
+  "Retry-After, Allow, X-Router-Session-Id, X-Router-Trace-Id, X-Request-Id, Request-Id, Server-Timing";
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = "600";
 

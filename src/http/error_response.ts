@@ -51,6 +51,102 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 };
 
 /**
+ * The status each compatible surface answers a code with (decisions.md §12):
+ * `[OpenAI's, Anthropic's]`, the closest status each API documents, so each
+ * SDK raises the class its users catch. Invalid input is 400 on both; an
+ * overload is Anthropic's 529. Every code has an entry, as above.
+ */
+export const SURFACE_HTTP_STATUS: Record<ErrorCode, readonly [openai: number, anthropic: number]> =
+  {
+    invalid_request: [400, 400],
+    not_found: [404, 404],
+    method_not_allowed: [405, 405],
+    payload_too_large: [413, 413],
+    credentials_in_query: [400, 400],
+    invalid_session_id: [400, 400],
+    missing_credentials: [401, 401],
+    invalid_api_key: [401, 401],
+    invalid_token: [401, 401],
+    token_expired: [401, 401],
+    token_revoked: [401, 401],
+    forbidden: [403, 403],
+    session_not_found: [404, 404],
+    unknown_intent: [400, 400],
+    unknown_effort: [400, 400],
+    invalid_model_reference: [400, 400],
+    invalid_provider_name: [400, 400],
+    unknown_provider: [400, 400],
+    unknown_model: [400, 400],
+    permission_expansion: [400, 400],
+    no_route: [400, 400],
+    context_window_exceeded: [400, 400],
+    routing_unsupported_capability: [400, 400],
+    missing_capability: [400, 400],
+    override_not_allowed: [403, 403],
+    fallback_exhausted: [503, 529],
+    // A provider key is a header the client sends: missing, the request lacks it; refused, it is a bad key.
+    missing_provider_credentials: [400, 400],
+    run_in_flight: [409, 409],
+    no_active_run: [400, 400],
+    continuation_mismatch: [400, 400],
+    approval_required: [403, 403],
+    budget_exceeded: [429, 429],
+    context_length_exceeded: [400, 400],
+    invalid_provider_configuration: [500, 500],
+    invalid_provider_credentials: [401, 401],
+    model_not_found: [404, 404],
+    provider_authentication: [401, 401],
+    provider_error: [500, 500],
+    provider_unavailable: [503, 529],
+    provider_unsupported_capability: [400, 400],
+    rate_limited: [429, 429],
+    request_timeout: [504, 504],
+    storage_error: [500, 500],
+    shutting_down: [503, 529],
+    not_implemented: [404, 404],
+    internal_error: [500, 500],
+  };
+
+/** Each surface's error `type` for a status it answers with; a status not listed is its 4xx/5xx default. */
+export const SURFACE_ERROR_TYPE = {
+  openai: {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    409: "invalid_request_error",
+    413: "invalid_request_error",
+    429: "rate_limit_error",
+    client: "invalid_request_error",
+    server: "server_error",
+  },
+  anthropic: {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+    client: "invalid_request_error",
+    server: "api_error",
+  },
+} as const satisfies Record<string, Record<number | "client" | "server", string>>;
+
+export type CompatSurface = keyof typeof SURFACE_ERROR_TYPE;
+
+/** A failure as a compatible surface answers it: its status and its error type. */
+export function surfaceError(
+  surface: CompatSurface,
+  code: ErrorCode,
+): { status: number; type: string } {
+  const status = SURFACE_HTTP_STATUS[code][surface === "openai" ? 0 : 1];
+  const types: Partial<Record<number | "client" | "server", string>> = SURFACE_ERROR_TYPE[surface];
+  return { status, type: types[status] ?? types[status >= 500 ? "server" : "client"]! };
+}
+
+/**
  * `invalid_request` is 422 for a body that parses but fails validation, and 400
  * for one that does not parse at all (decisions.md §2): the caller says which.
  */

@@ -14,6 +14,9 @@ import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
 import { type PhaseClock, phaseClock } from "../telemetry/phase_clock.ts";
 import { entered, ENTRY } from "../engine/entry_queue.ts";
 import { ROUTES } from "./routes.ts";
+import { RecordedTurnFailure } from "../engine/recorded_failure.ts";
+import { anthropicError } from "../surfaces/anthropic_answer.ts";
+import { openAiError } from "../surfaces/openai_answer.ts";
 
 const ADMIN_PREFIX = "/api/v1/admin/";
 
@@ -63,10 +66,48 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     return limits.byUser(principal.userId, now) ?? principal;
   }
 
+  /** The route a request names; the operator's paths do not exist without an operator token. */
+  function lookup(request: Request, url: URL) {
+    const hidden = deps.config.auth.operatorToken === undefined &&
+      url.pathname.startsWith(ADMIN_PREFIX);
+    return hidden ? { kind: "not_found" as const } : match(request.method, url.pathname);
+  }
+
   async function route(
     request: Request,
     url: URL,
     probe: RequestProbe,
+    timing: PhaseClock,
+    connection?: Connection,
+  ): Promise<Response> {
+    const found = lookup(request, url);
+    const render = compatErrorShape(request, url, found);
+    if (render === null) return await dispatch(request, url, probe, found, timing, connection);
+    // Every answer under /v1/, errors included, in the shape and status of the API asked.
+    const requestId = `req_${crypto.randomUUID().replaceAll("-", "")}`;
+    let response: Response;
+    try {
+      response = await dispatch(request, url, probe, found, timing, connection);
+    } catch (error) {
+      response = toErrorResponse(error, deps, probe);
+    }
+    if (response.status >= 400) {
+      const rendered = render(await failureOf(response), response.status, requestId);
+      for (const name of KEPT_ON_ERRORS) {
+        const value = response.headers.get(name);
+        if (value !== null) rendered.headers.set(name, value);
+      }
+      response = rendered;
+    }
+    response.headers.set(requestIdHeader(render), requestId);
+    return response;
+  }
+
+  async function dispatch(
+    request: Request,
+    url: URL,
+    probe: RequestProbe,
+    found: ReturnType<typeof lookup>,
     timing: PhaseClock,
     connection?: Connection,
   ): Promise<Response> {
@@ -77,10 +118,6 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         `credentials are not accepted in query parameters: remove "${queryCredential}" and send it in a header`,
       );
     }
-    // Without an operator token the operator's paths do not exist (decisions.md §13).
-    const hidden = deps.config.auth.operatorToken === undefined &&
-      url.pathname.startsWith(ADMIN_PREFIX);
-    const found = hidden ? { kind: "not_found" as const } : match(request.method, url.pathname);
     if (found.kind === "not_found") {
       throw ServiceError.of("not_found", `no such endpoint: ${url.pathname}`);
     }
@@ -96,22 +133,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       );
     }
     probe.route = found.path;
-    const endpoint = found.handler;
-    if (endpoint.renderError === undefined) {
-      return await admitted(request, url, endpoint, found.params, timing, connection);
-    }
-    // Every error of such an endpoint, its own or the gates' before it, in its API's shape.
-    let response: Response;
-    try {
-      response = await admitted(request, url, endpoint, found.params, timing, connection);
-    } catch (error) {
-      response = toErrorResponse(error, deps, probe);
-    }
-    if (response.status < 400) return response;
-    const rendered = endpoint.renderError(await failureOf(response), response.status);
-    const retryAfter = response.headers.get("retry-after");
-    if (retryAfter !== null) rendered.headers.set("retry-after", retryAfter);
-    return rendered;
+    return await admitted(request, url, found.handler, found.params, timing, connection);
   }
 
   async function admitted(
@@ -159,6 +181,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       method: request.method,
       path: url.pathname,
       status: response.status,
+      ...requestIdOf(response),
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
     });
     return probe.end(request.method, response);
@@ -176,6 +199,40 @@ function serverTiming(response: Response, timing: PhaseClock): void {
   }
 }
 
+/** A compatible answer's request id, for the log line a client's report can be matched to. */
+function requestIdOf(response: Response): { request_id?: string } {
+  const id = response.headers.get("x-request-id") ?? response.headers.get("request-id");
+  return id === null ? {} : { request_id: id };
+}
+
+type ErrorShape = NonNullable<Endpoint["renderError"]>;
+
+/** What a native error answer carries that its compatible rendering keeps. */
+const KEPT_ON_ERRORS = ["retry-after", "allow", "x-router-session-id", "x-router-trace-id"];
+
+/**
+ * How errors are written for a request under `/v1/` (decisions.md §12): its
+ * endpoint's own shape; else (an unknown path or method, `/v1/models`)
+ * Anthropic's when the request carries `anthropic-version`, OpenAI's
+ * otherwise. Null elsewhere: the native envelope.
+ */
+function compatErrorShape(
+  request: Request,
+  url: URL,
+  found: { kind: string; handler?: Endpoint },
+): ErrorShape | null {
+  if (url.pathname !== "/v1" && !url.pathname.startsWith("/v1/")) return null;
+  if (found.kind === "found" && found.handler?.renderError !== undefined) {
+    return found.handler.renderError;
+  }
+  return request.headers.has("anthropic-version") ? anthropicError : openAiError;
+}
+
+/** Each API's own request id header: Anthropic's `request-id`, OpenAI's `x-request-id`. */
+function requestIdHeader(render: ErrorShape): string {
+  return render === anthropicError ? "request-id" : "x-request-id";
+}
+
 /** The failure a native error response carries, for an endpoint that answers in another shape. */
 async function failureOf(response: Response): Promise<Failure> {
   const body = await response.json() as { error: Failure };
@@ -183,6 +240,10 @@ async function failureOf(response: Response): Promise<Failure> {
 }
 
 function toErrorResponse(error: unknown, deps: Deps, probe: RequestProbe): Response {
+  if (error instanceof RecordedTurnFailure) {
+    probe.code = error.failure.code;
+    return errorResponse(error.failure, { headers: error.headers });
+  }
   if (error instanceof ServiceError) {
     probe.code = error.failure.code;
     return errorResponse(error.failure);

@@ -79,7 +79,10 @@ function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<stri
       const block: Record<string, unknown> = {
         type: "tool_result",
         tool_use_id: idOf(message.callId),
-        content: message.content,
+        // Images go in the result's own content, as the API takes them there.
+        content: (message.images?.length ?? 0) === 0
+          ? message.content
+          : userContent({ role: "user", content: message.content, images: message.images }),
       };
       if (message.isError) block.is_error = true;
       // Consecutive results answer one assistant turn: one user message holds them all.

@@ -109,6 +109,10 @@ function wireContents(provider: string, messages: readonly ChatMessage[]): unkno
         out.push({ role: "user", parts: results });
       }
       results.push({ functionResponse: { ...idOf(message.callId), name, response } });
+      // A result's images follow its function response in the same turn, as inline data.
+      if ((message.images?.length ?? 0) > 0) {
+        results.push(...userParts({ role: "user", content: "", images: message.images }));
+      }
       continue;
     }
     results = undefined;

@@ -32,6 +32,11 @@ function wireMessages(request: CompletionRequest): Record<string, unknown>[] {
       const result: Record<string, unknown> = { role: "tool", content: message.content };
       const name = names.get(message.callId);
       if (name !== undefined) result.tool_name = name;
+      // Every Ollama message takes base64 `images`, a tool result's too.
+      const images = wireImages(message.images).flatMap((image) =>
+        image.kind === "inline" ? [image.image.data] : []
+      );
+      if (images.length > 0) result.images = images;
       out.push(result);
     } else {
       const wire: Record<string, unknown> = { role: "assistant", content: message.content };

@@ -81,6 +81,17 @@ function addSampling(body: Record<string, unknown>, sampling: SamplingOptions): 
   if (sampling.responseFormat) body.response_format = wireResponseFormat(sampling.responseFormat);
 }
 
+/**
+ * Chat Completions takes images only in user messages: the images of a run of
+ * tool results follow it in one user message (a user message between two tool
+ * results would part them from their assistant message).
+ */
+function resultImages(results: readonly ChatMessage[]): Record<string, unknown> | null {
+  const images = results.flatMap((m) => m.role === "tool" ? m.images ?? [] : []);
+  if (images.length === 0) return null;
+  return { role: "user", content: userContent({ role: "user", content: "", images }) };
+}
+
 /** `provider` is the instance called: its own tool-call ids go back to it. */
 export function openAiChatBody(
   request: CompletionRequest,
@@ -89,7 +100,18 @@ export function openAiChatBody(
   const messages: Record<string, unknown>[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
   const idOf = wireCallIds(request.messages, provider);
-  for (const message of request.messages) messages.push(wireMessage(message, idOf));
+  let results: ChatMessage[] = [];
+  for (const message of request.messages) {
+    if (message.role !== "tool" && results.length > 0) {
+      const images = resultImages(results);
+      if (images !== null) messages.push(images);
+      results = [];
+    }
+    if (message.role === "tool") results.push(message);
+    messages.push(wireMessage(message, idOf));
+  }
+  const trailing = resultImages(results);
+  if (trailing !== null) messages.push(trailing);
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.tools && request.tools.length > 0) {

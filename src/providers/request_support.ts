@@ -121,7 +121,8 @@ const HONOURED: Record<RequestOption, (row: OptionSupport, request: CompletionRe
     image_url: (row, request) =>
       row.image_url ||
       !request.messages.some((message) =>
-        message.role === "user" && (message.images ?? []).some(isRemoteImage)
+        (message.role === "user" || message.role === "tool") &&
+        (message.images ?? []).some(isRemoteImage)
       ),
     stop: (row, request) => {
       const count = request.sampling?.stop?.length ?? 0;

@@ -60,6 +60,12 @@ export interface ToolResultMessage {
   readonly callId: string;
   readonly content: string;
   readonly isError: boolean;
+  /**
+   * Images the result carries (a screenshot a tool read), after its text; each
+   * protocol places them where its API takes them (a model without image
+   * input gets a text note in their place, engine/image_notes.ts).
+   */
+  readonly images?: readonly ImagePart[];
 }
 
 export type ChatMessage = UserMessage | AssistantMessage | ToolResultMessage;

@@ -1,9 +1,12 @@
 /**
  * Which session a compatible surface's conversation belongs to (decisions.md
- * §12), by the digest of the conversation as answered. A turn records its
- * conversation with its other records (turn_writes.ts, in the same statement);
- * deleting the session forgets its conversations.
+ * §12): the one the client's conversation key names (migration 022), else the
+ * one whose recorded conversation, by its digest as answered, this request
+ * continues. A turn records its conversation with its other records
+ * (turn_writes.ts, in the same statement); a key is recorded with the session
+ * it creates; deleting the session forgets both.
  */
+import { sha256Hex } from "../platform/secrets.ts";
 import type { Policy } from "../core/turn_request_types.ts";
 import type { Queryable } from "./db.ts";
 import type { NamedPolicy } from "./policies.ts";
@@ -29,8 +32,16 @@ interface ReadingRow {
 export interface CompatReading {
   /** The named policy asked for (its latest version when none is given); null when absent. */
   policy: NamedPolicy | null;
-  /** The session named by header, else the one whose conversation has the digest; null: none. */
+  /**
+   * The session named by header, else the one the conversation key names, else
+   * (without a key) the one whose conversation has the digest; null: none.
+   */
   session: SessionRow | null;
+}
+
+/** How a conversation key is stored: its SHA-256, never the client's text. */
+export function conversationKeyDigest(key: string): string {
+  return sha256Hex(key);
 }
 
 /**
@@ -45,6 +56,9 @@ export async function readCompatRequest(
     policy: string;
     version: number | null;
     sessionId: string | null;
+    /** `conversationKeyDigest` of the client's conversation key; null: none sent. */
+    keyDigest: string | null;
+    /** Used only without a key. */
     digest: string | null;
   },
 ): Promise<CompatReading> {
@@ -64,10 +78,12 @@ export async function readCompatRequest(
        SELECT * FROM sessions
        WHERE user_id = $1 AND id = coalesce(
          $4::uuid,
-         (SELECT session_id FROM conversation_turns WHERE user_id = $1 AND digest = $5)
+         (SELECT session_id FROM conversation_keys WHERE user_id = $1 AND key_digest = $6),
+         (SELECT session_id FROM conversation_turns
+          WHERE user_id = $1 AND digest = $5 AND $6::text IS NULL)
        )
      ) AS s ON true`,
-    [r.userId, r.policy, r.version, r.sessionId, r.digest],
+    [r.userId, r.policy, r.version, r.sessionId, r.digest, r.keyDigest],
   );
   const row = rows[0];
   return {
@@ -89,4 +105,41 @@ export async function readCompatRequest(
       updated_at: row.s_updated_at,
     },
   };
+}
+
+/**
+ * A new session for a conversation key, and the key naming it, in one
+ * statement. Two first requests of one key at once: the first to commit names
+ * the session; the other's session stays its own (as a fork would). A key
+ * whose session was archived names the new one.
+ */
+export async function insertKeyedSession(
+  db: Queryable,
+  s: {
+    id: string;
+    userId: string;
+    title: string;
+    metadata: Record<string, unknown>;
+    keyDigest: string;
+    now: Date;
+  },
+): Promise<SessionRow> {
+  const rows = await db.query<SessionRow>(
+    `WITH s AS (
+       INSERT INTO sessions (id, user_id, title, scope, key_id, metadata, created_at, updated_at)
+       VALUES ($1, $2, $3, NULL, NULL, $4::jsonb, $6, $6)
+       RETURNING id, user_id, title, scope, key_id, archived, metadata, created_at, updated_at
+     ), k AS (
+       INSERT INTO conversation_keys AS k (user_id, key_digest, session_id, created_at)
+       SELECT user_id, $5, id, created_at FROM s
+       ON CONFLICT (user_id, key_digest) DO UPDATE
+         SET session_id = excluded.session_id, created_at = excluded.created_at
+         WHERE NOT EXISTS (
+           SELECT 1 FROM sessions AS o WHERE o.id = k.session_id AND NOT o.archived
+         )
+     )
+     SELECT * FROM s`,
+    [s.id, s.userId, s.title, JSON.stringify(s.metadata), s.keyDigest, s.now],
+  );
+  return rows[0];
 }

@@ -10,10 +10,10 @@ import type { Failure } from "../core/errors.ts";
 import type { TurnEvent } from "../core/turn_stream_events.ts";
 import type { TurnSurface } from "../engine/respond.ts";
 import type { ModelAnswer } from "../engine/turn_context.ts";
-import { HTTP_STATUS } from "../http/error_response.ts";
+import { surfaceError } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
-import { answerOf, streamFailure, surfaceStatus } from "./request_fields.ts";
+import { answerOf, streamFailure } from "./request_fields.ts";
 
 const STOP: Record<StopReason, string> = {
   stop: "end_turn",
@@ -28,24 +28,27 @@ function stopReason(answer: ModelAnswer): string {
   return STOP[answer.stopReason ?? "stop"];
 }
 
-function errorType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 429) return "rate_limit_error";
-  if (status === 503 || status === 529) return "overloaded_error";
-  return status >= 500 ? "api_error" : "invalid_request_error";
+function errorOf(failure: Failure) {
+  return { type: surfaceError("anthropic", failure.code).type, message: failure.message };
 }
 
-function errorBody(failure: Failure, status: number) {
-  return { type: "error", error: { type: errorType(status), message: failure.message } };
-}
-
-/** An error before any answer: Anthropic's error shape, the native status. */
-export function anthropicError(failure: Failure, status: number): Response {
-  const code = surfaceStatus(failure.details, status);
-  return new Response(JSON.stringify(errorBody(failure, code)), {
-    status: code,
+/**
+ * An error before any answer: Anthropic's error shape with the status
+ * Anthropic would answer (error_response.ts), and the request's id in the
+ * body as in its `request-id` header (which the handler adds).
+ */
+export function anthropicError(
+  failure: Failure,
+  _nativeStatus?: number,
+  requestId?: string,
+): Response {
+  const body = {
+    type: "error",
+    error: errorOf(failure),
+    ...(requestId === undefined ? {} : { request_id: requestId }),
+  };
+  return new Response(JSON.stringify(body), {
+    status: surfaceError("anthropic", failure.code).status,
     headers: { "content-type": "application/json" },
   });
 }
@@ -165,7 +168,7 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
           if (result.kind !== "answer") {
             const failure = streamFailure(result);
             return encoder.encode(
-              event("error", { error: errorBody(failure, HTTP_STATUS[failure.code]).error }),
+              event("error", { error: errorOf(failure) }),
             );
           }
           const answer = result.answer;
@@ -185,5 +188,6 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
       };
     },
     streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(o.sessionId, turnId) }),
+    opensWithContent: true,
   };
 }

@@ -14,7 +14,14 @@ import type {
   ToolSpec,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
-import { invalid, isObject, objectOr, unsupported } from "./request_fields.ts";
+import {
+  boundedNumber,
+  invalid,
+  isObject,
+  objectOr,
+  refusedMessage,
+  unsupported,
+} from "./request_fields.ts";
 
 const FIELDS: Record<string, string> = {
   seed: "seed",
@@ -33,11 +40,21 @@ function blockText(content: unknown, path: string): string {
   if (!Array.isArray(content)) throw invalid(path, "a string or an array of text blocks");
   return content.map((b, i) => {
     if (isObject(b) && b.type === "text" && typeof b.text === "string") return b.text;
-    if (isObject(b) && b.type === "image") {
-      throw unsupported(`${path}[${i}]`, "an image in a tool result");
-    }
     throw invalid(`${path}[${i}]`, "a text block");
   }).join("");
+}
+
+/** A tool result's content: its text blocks joined, and its images (a screenshot a tool read). */
+function resultContent(content: unknown, path: string): { text: string; images: ImagePart[] } {
+  if (!Array.isArray(content)) return { text: blockText(content, path), images: [] };
+  const texts: string[] = [];
+  const images: ImagePart[] = [];
+  content.forEach((b, i) => {
+    if (isObject(b) && b.type === "image") images.push(image(b, `${path}[${i}]`));
+    else if (isObject(b) && b.type === "text" && typeof b.text === "string") texts.push(b.text);
+    else throw invalid(`${path}[${i}]`, "a text or image block");
+  });
+  return { text: texts.join(""), images };
 }
 
 function image(block: Record<string, unknown>, path: string): ImagePart {
@@ -66,11 +83,13 @@ function userMessages(content: unknown, path: string): ChatMessage[] {
     else if (b.type === "image") images.push(image(b, at));
     else if (b.type === "tool_result") {
       if (typeof b.tool_use_id !== "string") throw invalid(`${at}.tool_use_id`, "a string");
+      const result = resultContent(b.content, `${at}.content`);
       results.push({
         role: "tool",
         callId: b.tool_use_id,
-        content: blockText(b.content, `${at}.content`),
+        content: result.text,
         isError: b.is_error === true,
+        ...(result.images.length === 0 ? {} : { images: result.images }),
       });
     } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
   });
@@ -104,6 +123,14 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
     : { role: "assistant", content: text, toolCalls: calls };
 }
 
+/** The content index of a user message's `n`th tool result (they come first in what it adds). */
+function resultIndex(content: unknown, n: number): number {
+  if (!Array.isArray(content)) return n;
+  let seen = -1;
+  const at = content.findIndex((b) => isObject(b) && b.type === "tool_result" && ++seen === n);
+  return at < 0 ? n : at;
+}
+
 /**
  * The conversation, and the text of its `system` messages: instructions a
  * client (Claude Code, for one) places between turns. The neutral turn has one
@@ -112,11 +139,35 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
 function conversation(raw: unknown): { messages: ChatMessage[]; systems: string[] } {
   if (!Array.isArray(raw) || raw.length === 0) throw invalid("messages", "a non-empty array");
   const systems: string[] = [];
+  /** The calls earlier assistant messages made: a tool result answers one of them. */
+  const called = new Set<string>();
   const messages = raw.flatMap((m, i) => {
     const at = `messages[${i}]`;
     if (!isObject(m)) throw invalid(at, "a message object");
-    if (m.role === "user") return userMessages(m.content, `${at}.content`);
-    if (m.role === "assistant") return [assistantMessage(m.content, `${at}.content`)];
+    if (m.role === "user") {
+      // As Anthropic's API: a user message has content (text, or at least one block).
+      if (
+        m.content === undefined || m.content === null || m.content === "" ||
+        (Array.isArray(m.content) && m.content.length === 0)
+      ) {
+        throw refusedMessage(`${at}.content`, "a user message needs non-empty content");
+      }
+      const added = userMessages(m.content, `${at}.content`);
+      added.forEach((r, j) => {
+        if (r.role === "tool" && !called.has(r.callId)) {
+          throw refusedMessage(
+            `${at}.content[${resultIndex(m.content, j)}].tool_use_id`,
+            `no earlier assistant message made the tool_use '${r.callId}' this tool_result answers`,
+          );
+        }
+      });
+      return added;
+    }
+    if (m.role === "assistant") {
+      const answer = assistantMessage(m.content, `${at}.content`);
+      if (answer.role === "assistant") answer.toolCalls?.forEach((c) => called.add(c.callId));
+      return [answer];
+    }
     if (m.role === "system") {
       systems.push(blockText(m.content, `${at}.content`));
       return [];
@@ -162,13 +213,6 @@ function toolChoice(raw: unknown): ToolChoice | undefined {
   throw invalid("tool_choice", 'type "auto", "any", "none" or "tool" with a name');
 }
 
-function number(body: Record<string, unknown>, field: string): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "number" || !Number.isFinite(v)) throw invalid(field, "a number");
-  return v;
-}
-
 function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   const stop = body.stop_sequences;
   if (
@@ -177,8 +221,9 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   ) {
     throw invalid("stop_sequences", "an array of strings");
   }
-  const temperature = number(body, "temperature");
-  const topP = number(body, "top_p");
+  // Anthropic's own ranges: temperature 0–1, top_p 0–1.
+  const temperature = boundedNumber(body, "temperature", 0, 1);
+  const topP = boundedNumber(body, "top_p", 0, 1);
   const out: SamplingOptions = {
     ...(temperature === undefined ? {} : { temperature }),
     ...(topP === undefined ? {} : { topP }),
@@ -199,18 +244,50 @@ export function anthropicConversation(body: Record<string, unknown>) {
   };
 }
 
+/** The session part of Claude Code's older `user_<hash>_account_<uuid>_session_<uuid>`. */
+const SESSION_PART = /_session_([A-Za-z0-9-]+)$/;
+
+/**
+ * The conversation a client names in `metadata.user_id`, when it carries a
+ * session part: Claude Code sends `user_<hash>_account_<uuid>_session_<uuid>`,
+ * or (2.1.78 and later) the JSON text `{"device_id", "account_uuid",
+ * "session_id"}`. A user id without one names a user, not a conversation.
+ */
+export function metadataSessionKey(metadata: unknown): string | null {
+  if (!isObject(metadata)) return null;
+  const id = metadata.user_id;
+  let parsed: unknown = id;
+  if (typeof id === "string" && id.trimStart().startsWith("{")) {
+    try {
+      parsed = JSON.parse(id);
+    } catch {
+      return null;
+    }
+  }
+  if (isObject(parsed)) {
+    const session = parsed.session_id;
+    return typeof session === "string" && session !== "" ? session : null;
+  }
+  if (typeof parsed !== "string") return null;
+  return SESSION_PART.exec(parsed)?.[1] ?? null;
+}
+
 export function anthropicMessagesRequest(body: Record<string, unknown>): CompatRequest {
   const { model, system, messages, tools } = anthropicConversation(body);
   const max = body.max_tokens;
   if (typeof max !== "number" || !Number.isInteger(max) || max < 1) {
     throw invalid("max_tokens", "an integer of at least 1");
   }
-  if (body.top_k !== undefined && body.top_k !== null) throw unsupported("top_k", '"top_k"');
+  if (body.top_k !== undefined && body.top_k !== null) {
+    boundedNumber(body, "top_k", 0);
+    throw unsupported("top_k", '"top_k"');
+  }
   if (body.stream !== undefined && typeof body.stream !== "boolean") {
     throw invalid("stream", "a boolean");
   }
   const choice = toolChoice(body.tool_choice);
   const options = sampling(body);
+  const key = metadataSessionKey(body.metadata);
   return {
     surface: "anthropic",
     model,
@@ -221,6 +298,7 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
     ...(options === undefined ? {} : { sampling: options }),
     maxOutputTokens: max,
     stream: body.stream === true,
+    ...(key === null ? {} : { conversationKey: key }),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }

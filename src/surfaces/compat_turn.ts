@@ -15,10 +15,15 @@ import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
-import { readCompatRequest } from "../store/conversation_turns.ts";
-import { listPolicyNames } from "../store/policies.ts";
+import {
+  conversationKeyDigest,
+  insertKeyedSession,
+  readCompatRequest,
+} from "../store/conversation_turns.ts";
+import { findPolicy, listPolicyNames } from "../store/policies.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
 import { conversationDigest } from "./conversation_digest.ts";
+import { equivalentBody, madeUpPaths, ownText } from "./equivalent_body.ts";
 
 export type SurfaceName = "openai" | "anthropic";
 
@@ -33,6 +38,12 @@ export interface CompatRequest {
   sampling?: SamplingOptions;
   maxOutputTokens?: number;
   stream: boolean;
+  /**
+   * The client's own name of its conversation (OpenAI's `prompt_cache_key`, the
+   * session part of Claude Code's `metadata.user_id`): it names the session
+   * (decisions.md §12 "Which session"); without it the digest rule applies.
+   */
+  conversationKey?: string;
   /** The surface's own name of a neutral request option, for a 400 that names it. */
   fieldOf(option: string): string;
 }
@@ -71,20 +82,22 @@ async function unknownModel(ctx: RequestContext, model: string): Promise<never> 
   );
 }
 
+/**
+ * Answers 404 `model_not_found` for a `model` field `/v1/messages` would not
+ * run (an unknown name or named policy), as an endpoint that runs no turn
+ * (`count_tokens`) must too.
+ */
+export async function assertKnownModel(ctx: RequestContext, model: string): Promise<void> {
+  const choice = modelChoice(model);
+  if (choice === null) return await unknownModel(ctx, model);
+  if (choice.kind !== "policy") return;
+  const found = await findPolicy(ctx.deps.db, ctx.principal.userId, choice.name, choice.version);
+  if (found === null) return await unknownModel(ctx, model);
+}
+
 const TITLE_LENGTH = 80;
 
-/**
- * Coding agents put their own notes into the user's message, wrapped in
- * `<system-reminder>` tags (Claude Code does): that text goes to the model as
- * sent, but it is not the user's own, so classification and the session's
- * title leave it out (decisions.md §4: keywords come from the user's text).
- */
-const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
-
-export function ownText(text: string): string {
-  const own = text.replace(REMINDER, "").trim();
-  return own === "" ? text : own;
-}
+export { ownText } from "./equivalent_body.ts";
 
 function titleOf(messages: readonly ChatMessage[]): string {
   const first = messages.find((m) => m.role === "user")?.content ?? "";
@@ -104,13 +117,20 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     throw ServiceError.of("session_not_found", `session not found: '${named}'`);
   }
   const last = request.messages.findLastIndex((m) => m.role === "assistant");
+  // Claude Code 2.1.86 and later also send their session id as a header.
+  const key = request.conversationKey ??
+    (request.surface === "anthropic"
+      ? ctx.request.headers.get("x-claude-code-session-id") || undefined
+      : undefined);
+  const keyDigest = named === null && key !== undefined ? conversationKeyDigest(key) : null;
   const reading = await readCompatRequest(ctx.deps.db, {
     userId: ctx.principal.userId,
     policy: choice.kind === "policy" ? choice.name : "default",
     version: choice.kind === "policy" ? choice.version : null,
     sessionId: named?.toLowerCase() ?? null,
+    keyDigest,
     // The conversation so far, as an earlier turn recorded it with its answer.
-    digest: named !== null || last < 0
+    digest: named !== null || keyDigest !== null || last < 0
       ? null
       : conversationDigest(request.system, request.messages.slice(0, last + 1)),
   });
@@ -121,19 +141,22 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     policy: reading.policy?.policy ?? {},
     explicit: choice.kind === "model" ? choice.ref : null,
     named,
+    keyDigest,
     found: reading.session,
   };
 }
 
 /**
  * The session a request continues: the one `X-Router-Session-Id` names; else
- * the one whose recorded conversation equals this request's earlier messages;
- * else a new one.
+ * the one the client's conversation key names (a new one, named by the key,
+ * when it names none yet); else, without a key, the one whose recorded
+ * conversation equals this request's earlier messages; else a new one.
  */
 async function sessionFor(
   ctx: RequestContext,
   request: CompatRequest,
   named: string | null,
+  keyDigest: string | null,
   found: SessionRow | null,
 ): Promise<SessionRow> {
   if (named !== null) {
@@ -150,11 +173,41 @@ async function sessionFor(
     return found;
   }
   if (found !== null && !found.archived && found.key_id === null) return found;
+  if (keyDigest !== null) {
+    return await insertKeyedSession(ctx.deps.db, {
+      id: ctx.deps.newId(),
+      userId: ctx.principal.userId,
+      title: titleOf(request.messages),
+      metadata: { surface: request.surface },
+      keyDigest,
+      now: ctx.deps.now(),
+    });
+  }
   return await insertSession(ctx.deps.db, {
     id: ctx.deps.newId(),
     userId: ctx.principal.userId,
     title: titleOf(request.messages),
     metadata: { surface: request.surface },
+    now: ctx.deps.now(),
+  });
+}
+
+/**
+ * A new session for a request whose session has a turn in flight: these APIs
+ * have no such state, so the request goes on beside it (decisions.md §12). The
+ * key and the digest keep naming the original; the fork's own answer is
+ * recorded by digest, so a conversation continuing that answer finds the fork.
+ */
+async function forkOf(
+  ctx: RequestContext,
+  request: CompatRequest,
+  original: SessionRow,
+): Promise<SessionRow> {
+  return await insertSession(ctx.deps.db, {
+    id: ctx.deps.newId(),
+    userId: ctx.principal.userId,
+    title: original.title ?? titleOf(request.messages),
+    metadata: { surface: request.surface, forked_from: original.id },
     now: ctx.deps.now(),
   });
 }
@@ -173,6 +226,41 @@ function answeredMessage(answer: ModelAnswer): ChatMessage {
 }
 
 /**
+ * The turn a translated request asks for, decided on the native body it
+ * equals (decisions.md §12), so its decision is that body's native preview.
+ * Pure but for hashing; `policy` is the named policy's stored body.
+ */
+export function conversationTurnOf(
+  request: CompatRequest,
+  policy: unknown,
+  explicit: string | null,
+): ConversationTurn {
+  const body = equivalentBody(request.messages, explicit);
+  if (body === null) {
+    throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
+      path: "messages",
+    });
+  }
+  const parsed = parseTurnRequest({ ...body, policy });
+  if (!parsed.ok) throw new ServiceError(parsed.failure);
+  const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
+  if (split === null) throw new Error("a conversation with a user message did not split");
+  return {
+    request: parsed.value,
+    system: request.system,
+    split,
+    madeUpPaths: madeUpPaths(body),
+    tools: request.tools,
+    ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),
+    ...(request.sampling === undefined ? {} : { sampling: request.sampling }),
+    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+    fieldOf: request.fieldOf,
+    answeredDigest: (answer) =>
+      conversationDigest(request.system, [...request.messages, answeredMessage(answer)]),
+  };
+}
+
+/**
  * Runs the request as one turn of its session. `surface` writes the answer;
  * it is given the session so its headers can name it.
  */
@@ -183,45 +271,24 @@ export async function runCompatTurn(
 ): Promise<Response> {
   acceptTurns(ctx.deps);
   ctx.timing.lap("parse");
-  const { policy, explicit, named, found } = await readRequest(ctx, request);
+  const { policy, explicit, named, keyDigest, found } = await readRequest(ctx, request);
   ctx.timing.lap("session");
-  const prompt = request.messages.findLast((m) => m.role === "user");
-  if (prompt === undefined) {
-    throw ServiceError.of("invalid_request", "invalid messages: no user message to answer", {
-      path: "messages",
-    });
-  }
-  const parsed = parseTurnRequest({
-    input: { text: prompt.content, ...(explicit === null ? {} : { explicit_model: explicit }) },
-    policy,
-  });
-  if (!parsed.ok) throw new ServiceError(parsed.failure);
-  const split = splitConversation(request.messages, constrainedPathMatcher(parsed.value.policy));
-  if (split === null) throw new Error("a conversation with a user message did not split");
+  const turn = conversationTurnOf(request, policy, explicit);
   ctx.timing.lap("parse");
-  const session = await sessionFor(ctx, request, named, found);
+  const session = await sessionFor(ctx, request, named, keyDigest, found);
   ctx.timing.lap("session");
   const deps = engineDeps(ctx.deps);
-  const classified = ownText(prompt.content);
-  const turn: ConversationTurn = {
-    request: parsed.value,
-    system: request.system,
-    ...(classified === prompt.content ? {} : { classificationText: classified }),
-    split,
-    tools: request.tools,
-    ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice }),
-    ...(request.sampling === undefined ? {} : { sampling: request.sampling }),
-    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
-    fieldOf: request.fieldOf,
-    answeredDigest: (answer) =>
-      conversationDigest(request.system, [...request.messages, answeredMessage(answer)]),
-  };
-  return await startConversationTurn({
+  const callIn = (session: SessionRow) => ({
     deps,
     session,
     headers: ctx.request.headers,
     stream: request.stream,
     surface: surface(session),
     timing: ctx.timing,
-  }, turn);
+  });
+  return await startConversationTurn(
+    callIn(session),
+    turn,
+    async () => callIn(await forkOf(ctx, request, session)),
+  );
 }

@@ -24,7 +24,7 @@ function plain(m: ChatMessage): Record<string, unknown> {
     case "user":
       return { role: "user", content: m.content, images: m.images };
     case "tool":
-      return { role: "tool", call_id: m.callId, content: m.content };
+      return { role: "tool", call_id: m.callId, content: m.content, images: m.images };
     case "assistant":
       return {
         role: "assistant",

@@ -10,10 +10,10 @@ import type { Failure } from "../core/errors.ts";
 import type { TurnEvent } from "../core/turn_stream_events.ts";
 import type { TurnSurface } from "../engine/respond.ts";
 import type { ModelAnswer } from "../engine/turn_context.ts";
-import { HTTP_STATUS } from "../http/error_response.ts";
+import { surfaceError } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
-import { answerOf, streamFailure, surfaceStatus } from "./request_fields.ts";
+import { answerOf, streamFailure } from "./request_fields.ts";
 
 const FINISH: Record<StopReason, string> = {
   stop: "stop",
@@ -39,32 +39,23 @@ function usageOf(answer: ModelAnswer) {
   };
 }
 
-const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  409: "invalid_request_error",
-  413: "invalid_request_error",
-  422: "invalid_request_error",
-  429: "rate_limit_error",
-};
-
-function errorObject(failure: Failure, status: number) {
+function errorObject(failure: Failure) {
   const path = failure.details?.path;
   return {
     message: failure.message,
-    type: ERROR_TYPES[status] ?? (status >= 500 ? "server_error" : "invalid_request_error"),
+    type: surfaceError("openai", failure.code).type,
     param: typeof path === "string" ? path : null,
     code: failure.code,
   };
 }
 
-/** An error before any answer: OpenAI's error object, the native status. */
-export function openAiError(failure: Failure, status: number): Response {
-  const code = surfaceStatus(failure.details, status);
-  return new Response(JSON.stringify({ error: errorObject(failure, code) }), {
-    status: code,
+/**
+ * An error before any answer: OpenAI's error object with the status OpenAI
+ * would answer (error_response.ts); the handler adds the request id header.
+ */
+export function openAiError(failure: Failure, _nativeStatus?: number): Response {
+  return new Response(JSON.stringify({ error: errorObject(failure) }), {
+    status: surfaceError("openai", failure.code).status,
     headers: { "content-type": "application/json" },
   });
 }
@@ -164,7 +155,7 @@ export function openAiSurface(
         last(result) {
           if (result.kind !== "answer") {
             const failure = streamFailure(result);
-            return frame({ error: errorObject(failure, HTTP_STATUS[failure.code]) });
+            return frame({ error: errorObject(failure) });
           }
           const answer = result.answer;
           model ||= `${answer.provider}/${answer.model}`;
@@ -177,5 +168,6 @@ export function openAiSurface(
       };
     },
     streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(o.sessionId, turnId) }),
+    opensWithContent: true,
   };
 }

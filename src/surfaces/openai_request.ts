@@ -12,9 +12,18 @@ import type {
   ToolCall,
   ToolChoice,
   ToolSpec,
+  UserMessage,
 } from "../providers/types.ts";
 import type { CompatRequest } from "./compat_turn.ts";
-import { dataUrlImage, invalid, isObject, objectOr, unsupported } from "./request_fields.ts";
+import {
+  boundedNumber,
+  dataUrlImage,
+  invalid,
+  isObject,
+  objectOr,
+  refusedMessage,
+  unsupported,
+} from "./request_fields.ts";
 
 /** Neutral option → this API's field, for the 400 that names it. */
 const FIELDS: Record<string, string> = {
@@ -107,6 +116,8 @@ function conversation(raw: unknown): { system: string | null; messages: ChatMess
   if (!Array.isArray(raw) || raw.length === 0) throw invalid("messages", "a non-empty array");
   const system: string[] = [];
   const messages: ChatMessage[] = [];
+  /** The calls earlier assistant messages made: a tool message answers one of them. */
+  const called = new Set<string>();
   raw.forEach((m, i) => {
     const at = `messages[${i}]`;
     if (!isObject(m)) throw invalid(at, "a message object");
@@ -116,10 +127,18 @@ function conversation(raw: unknown): { system: string | null; messages: ChatMess
         system.push(text(m.content, `${at}.content`));
         break;
       case "user":
+        // As OpenAI's API: a user message has content (a string, or at least one part).
+        if (m.content === undefined || m.content === null) {
+          throw refusedMessage(`${at}.content`, "a user message needs content");
+        }
+        if (Array.isArray(m.content) && m.content.length === 0) {
+          throw refusedMessage(`${at}.content`, "a user message needs at least one content part");
+        }
         messages.push(userMessage(m.content, `${at}.content`));
         break;
       case "assistant": {
         const calls = toolCalls(m.tool_calls, `${at}.tool_calls`);
+        for (const c of calls) called.add(c.callId);
         const content = text(m.content, `${at}.content`);
         messages.push(
           calls.length === 0
@@ -130,12 +149,23 @@ function conversation(raw: unknown): { system: string | null; messages: ChatMess
       }
       case "tool":
         if (typeof m.tool_call_id !== "string") throw invalid(`${at}.tool_call_id`, "a string");
-        messages.push({
-          role: "tool",
-          callId: m.tool_call_id,
-          content: text(m.content, `${at}.content`),
-          isError: false,
-        });
+        if (!called.has(m.tool_call_id)) {
+          throw refusedMessage(
+            `${at}.tool_call_id`,
+            `no earlier assistant message made the tool call '${m.tool_call_id}' this tool message answers`,
+          );
+        }
+        {
+          // Chat Completions documents text parts only; an image part some clients send is kept.
+          const result = userMessage(m.content, `${at}.content`) as UserMessage;
+          messages.push({
+            role: "tool",
+            callId: m.tool_call_id,
+            content: result.content,
+            isError: false,
+            ...(result.images === undefined ? {} : { images: result.images }),
+          });
+        }
         break;
       default:
         throw invalid(`${at}.role`, "one of system, developer, user, assistant, tool");
@@ -219,6 +249,16 @@ function integer(body: Record<string, unknown>, field: string, min: number): num
   return v;
 }
 
+/** The ranges OpenAI's Chat Completions API gives its numbers. */
+const RANGES: readonly [string, number, number][] = [
+  ["temperature", 0, 2],
+  ["top_p", 0, 1],
+  ["presence_penalty", -2, 2],
+  ["frequency_penalty", -2, 2],
+  ["n", 1, 128],
+  ["top_logprobs", 0, 20],
+];
+
 function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   const stop = body.stop === undefined || body.stop === null
     ? undefined
@@ -245,12 +285,21 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** `prompt_cache_key` names the conversation (Codex sends its conversation id there). */
+function conversationKey(raw: unknown): { conversationKey: string } | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== "string") throw invalid("prompt_cache_key", "a string");
+  return raw === "" ? null : { conversationKey: raw };
+}
+
 export interface OpenAiRequest extends CompatRequest {
   includeUsage: boolean;
 }
 
 export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest {
   if (typeof body.model !== "string" || body.model === "") throw invalid("model", "a model name");
+  // Out of the API's own range is a malformed request, whatever model would take it.
+  for (const [field, min, max] of RANGES) boundedNumber(body, field, min, max);
   for (const [field, harmless] of REFUSED) {
     if (body[field] !== undefined && body[field] !== null && !harmless(body[field])) {
       throw unsupported(field, `"${field}"`);
@@ -275,6 +324,7 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
     ...(max === undefined ? {} : { maxOutputTokens: max }),
     stream: body.stream === true,
     includeUsage: streamOptions.include_usage === true,
+    ...(conversationKey(body.prompt_cache_key) ?? {}),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The errors and small readers every compatible surface's translation uses.
- * A malformed field is `invalid_request` (422, as natively); a field the API
- * defines but the service cannot honour is refused with 400 naming it
- * (decisions.md §12): `details.unsupported` tells the surface's error writer.
+ * A malformed field is `invalid_request`, and so is a field the API defines
+ * but the service cannot honour, named (`details.unsupported`); each surface
+ * answers both with 400 (decisions.md §12).
  */
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
@@ -27,20 +27,42 @@ export function invalid(path: string, expected: string): ServiceError {
   return ServiceError.of("invalid_request", `invalid ${path}: expected ${expected}`, { path });
 }
 
+/**
+ * A number the API bounds, checked as the API itself checks it: outside the
+ * range is a 400 saying the range (decisions.md §12), before any provider.
+ */
+export function boundedNumber(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number = Infinity,
+): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v)) throw invalid(field, "a number");
+  if (v < min || v > max) {
+    throw ServiceError.of(
+      "invalid_request",
+      `invalid ${field}: ${v} is out of range; expected ${
+        max === Infinity ? `a number of at least ${min}` : `a number from ${min} to ${max}`
+      }`,
+      { path: field, ...(max === Infinity ? { minimum: min } : { minimum: min, maximum: max }) },
+    );
+  }
+  return v;
+}
+
+/** A message the API itself refuses (one without content, a result of no call), naming it. */
+export function refusedMessage(path: string, why: string): ServiceError {
+  return ServiceError.of("invalid_request", `invalid ${path}: ${why}`, { path });
+}
+
 export function unsupported(path: string, what: string): ServiceError {
   return ServiceError.of(
     "invalid_request",
     `unsupported parameter: ${what} is not supported by this service; leave it out`,
     { path, unsupported: true },
   );
-}
-
-/** The HTTP status of a failure on a compatible surface: 400 for what cannot be honoured. */
-export function surfaceStatus(
-  details: Record<string, unknown> | undefined,
-  status: number,
-): number {
-  return details?.unsupported === true ? 400 : status;
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;

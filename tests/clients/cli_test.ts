@@ -489,7 +489,7 @@ describe("switchyard policy", () => {
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /^error: not_found: /);
     const noName = await own(["policy", "push", policyFile]);
-    assert.equal(noName.code, 1);
+    assert.equal(noName.code, 2);
     assert.match(noName.stderr, /usage: switchyard policy push/);
   });
 

@@ -14,10 +14,18 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import { call } from "../support/app.ts";
-import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
+import {
+  engineHarness,
+  ollamaReply,
+  openAiReply,
+} from "../support/engine_app.ts";
+import { equivalentBody } from "../../src/surfaces/equivalent_body.ts";
+import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
-const DIR = fileURLToPath(new URL("../../fixtures/compat_golden/", import.meta.url));
+const DIR = fileURLToPath(
+  new URL("../../fixtures/compat_golden/", import.meta.url),
+);
 
 interface CompatCase {
   name: string;
@@ -25,7 +33,10 @@ interface CompatCase {
   policy: Record<string, unknown>;
   /** The OpenAI body; its `model` names the case's policy as `switchyard/<name>`. */
   openai: Record<string, unknown>;
-  /** The equivalent native turn body, its `policy` left out (the case's policy goes in). */
+  /**
+   * The equivalent native turn body (decisions.md §12), its `policy` left out (the case's
+   * policy goes in): what `equivalentBody` makes of the OpenAI request.
+   */
   native: Record<string, unknown>;
   expected?: { classification: unknown; routing: unknown };
 }
@@ -48,7 +59,10 @@ async function nativeDecision(c: CompatCase): Promise<string> {
     headers: KEYS,
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  return JSON.stringify({ classification: r.body.classification, routing: r.body.routing });
+  return JSON.stringify({
+    classification: r.body.classification,
+    routing: r.body.routing,
+  });
 }
 
 /** The decision the compatible turn made, read back from its trace in the preview's shape. */
@@ -80,7 +94,8 @@ async function compatDecision(c: CompatCase, native: string): Promise<string> {
   const events = trace.body.trace.events.filter((e: { trace_id: string }) =>
     e.trace_id === traceId
   );
-  const of = (type: string) => events.find((e: { event_type: string }) => e.event_type === type);
+  const of = (type: string) =>
+    events.find((e: { event_type: string }) => e.event_type === type);
   const said = of("classification").payload.plaintext;
   const routed = of("routing_decision");
   const r = routed.payload.plaintext;
@@ -104,9 +119,30 @@ describe("compatible and native decisions agree (fixtures/compat_golden)", () =>
   test("there are cases", () => assert.ok(cases.length >= 5));
   for (const { file, golden } of cases) {
     test(`${golden.name}: ${golden.description}`, async () => {
+      const translated = openAiChatRequest({
+        model: "switchyard",
+        ...golden.openai,
+      });
+      const explicit = typeof golden.openai.model === "string"
+        ? golden.openai.model
+        : null;
+      const body = equivalentBody(translated.messages, explicit);
+      // A new case may leave `native` out for the update to write; a written one is checked.
+      if (UPDATE && golden.native === undefined) {
+        golden.native = body as unknown as Record<string, unknown>;
+      }
+      assert.deepEqual(
+        body,
+        golden.native,
+        "the case's native body is not the equivalent one",
+      );
       const native = await nativeDecision(golden);
       const compat = await compatDecision(golden, native);
-      assert.equal(compat, native, "the compatible turn decided otherwise than the native preview");
+      assert.equal(
+        compat,
+        native,
+        "the compatible turn decided otherwise than the native preview",
+      );
       if (UPDATE) {
         golden.expected = JSON.parse(native);
         writeFileSync(file, JSON.stringify(golden, null, 2) + "\n");

@@ -58,7 +58,7 @@ describe("CORS for listed origins", () => {
     assert.equal(r.headers.get("access-control-allow-origin"), LISTED);
     assert.equal(
       r.headers.get("access-control-expose-headers"),
-      "Retry-After, Allow, Server-Timing",
+      "Retry-After, Allow, X-Router-Session-Id, X-Router-Trace-Id, X-Request-Id, Request-Id, Server-Timing",
     );
     assert.equal(r.headers.get("timing-allow-origin"), LISTED);
     // Its phases: authentication, and a wait for the loop's time for starts if it had one.

@@ -9,7 +9,11 @@ import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { parsePolicy } from "../../src/http/policy_body.ts";
 import { uuidv7 } from "../../src/platform/ids.ts";
-import { readCompatRequest } from "../../src/store/conversation_turns.ts";
+import {
+  conversationKeyDigest,
+  insertKeyedSession,
+  readCompatRequest,
+} from "../../src/store/conversation_turns.ts";
 import type { Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { insertPolicyVersion } from "../../src/store/policies.ts";
@@ -62,6 +66,7 @@ for (const store of storesUnderTest(process.env)) {
           policy: "default",
           version: null,
           sessionId: null,
+          keyDigest: null,
           digest: null,
           ...o,
         });
@@ -90,6 +95,60 @@ for (const store of storesUnderTest(process.env)) {
       });
       assert.equal((await ask({ digest })).session?.id, session.id);
       assert.equal((await ask({ userId: bob, digest })).session, null);
+    });
+
+    test("a conversation key names one session per user; the digest is not read with a key", async () => {
+      const alice = await user();
+      const bob = await user();
+      const keyDigest = conversationKeyDigest("codex-conversation-1");
+      const ask = (userId: string, o: { keyDigest?: string | null; digest?: string | null }) =>
+        readCompatRequest(db, {
+          userId,
+          policy: "default",
+          version: null,
+          sessionId: null,
+          keyDigest: o.keyDigest ?? null,
+          digest: o.digest ?? null,
+        });
+      assert.equal((await ask(alice, { keyDigest })).session, null);
+      const keyed = (userId: string, second: number) =>
+        insertKeyedSession(db, {
+          id: uuidv7(),
+          userId,
+          title: "t",
+          metadata: { surface: "openai" },
+          keyDigest,
+          now: at(second),
+        });
+      const first = await keyed(alice, 1);
+      assert.equal((await ask(alice, { keyDigest })).session?.id, first.id);
+      // Bob's key of the same text is his own.
+      assert.equal((await ask(bob, { keyDigest })).session, null);
+      const bobs = await keyed(bob, 1);
+      assert.notEqual(bobs.id, first.id);
+      assert.equal((await ask(bob, { keyDigest })).session?.id, bobs.id);
+      // A second session made for a key that already names a live one stays unnamed.
+      const second = await keyed(alice, 2);
+      assert.notEqual(second.id, first.id);
+      assert.equal((await ask(alice, { keyDigest })).session?.id, first.id);
+      // A conversation recorded by digest is not found when a key is sent.
+      const digest = "e".repeat(64);
+      await writeTurn(db, null, {
+        messages: [],
+        trace: [],
+        usage: [],
+        conversations: [{ userId: alice, digest, sessionId: second.id, now: at(3) }],
+      });
+      assert.equal((await ask(alice, { digest })).session?.id, second.id);
+      const other = conversationKeyDigest("another");
+      assert.equal((await ask(alice, { keyDigest: other, digest })).session, null);
+      // A key whose session was archived names the next one made for it.
+      await db.query("UPDATE sessions SET archived = true WHERE id = $1", [first.id]);
+      const third = await keyed(alice, 4);
+      assert.equal((await ask(alice, { keyDigest })).session?.id, third.id);
+      // Deleting the session forgets its key.
+      await db.query("DELETE FROM sessions WHERE id = $1", [third.id]);
+      assert.equal((await ask(alice, { keyDigest })).session, null);
     });
   });
 }

@@ -118,13 +118,21 @@ function formatErrors(errors: AjvError[] | null | undefined): string {
 /** The documented response object for a request, by exact status, `4XX` range or `default`. */
 function findResponse(method: string, pathname: string, status: number, context: string) {
   const template = matchPathTemplate(pathname);
-  const unmatched = openApiDocument["x-unmatched-responses"];
+  const compatible = openApiDocument["x-unmatched-responses"].compatible;
+  // Unknown paths and methods under /v1/ answer in a compatible API's shape.
+  const unmatched = pathname.startsWith(compatible.prefix)
+    ? compatible
+    : openApiDocument["x-unmatched-responses"];
   if (template === undefined) {
     const response = unmatched.path[String(status)];
     if (!response) {
       fail(context, `undocumented path (a status ${status} is not the unknown-path answer)`);
     }
-    return { key: `unmatched path ${status}`, response: resolveRef(openApiDocument, response) };
+    const where = unmatched === compatible ? "compatible " : "";
+    return {
+      key: `${where}unmatched path ${status}`,
+      response: resolveRef(openApiDocument, response),
+    };
   }
   const operation = openApiDocument.paths[template][method.toLowerCase()];
   if (!operation) {

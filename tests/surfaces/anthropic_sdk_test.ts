@@ -216,7 +216,7 @@ describe("the anthropic client on /v1/messages", () => {
         messages: [{ role: "user", content: "x" }],
       }),
       (e: unknown) => {
-        assert.ok(e instanceof Anthropic.UnprocessableEntityError);
+        assert.ok(e instanceof Anthropic.BadRequestError);
         assert.match((e.error as { error: { message: string } }).error.message, /max_tokens/);
         return true;
       },

@@ -1,6 +1,6 @@
 /**
  * Hostile shapes on the compatible surfaces: every object of a valid body,
- * at every depth, replaced by `[]` in turn is refused with 422 in the
+ * at every depth, replaced by `[]` in turn is refused with 400 in the
  * surface's own error shape, naming its path (OpenAI's `param`; Anthropic's
  * message), before any model call. The table covers every compatible route
  * that takes a JSON body.
@@ -106,12 +106,12 @@ describe("an array where a compatible request has an object", () => {
     for (const path of objectPaths(body)) {
       const at = formatPath(path);
       if (OPAQUE.has(at) || at.endsWith(".schema") || at.endsWith("parameters.type")) continue;
-      test(`${route}: [] for ${at} is 422 naming ${at}`, async () => {
+      test(`${route}: [] for ${at} is 400 naming ${at}`, async () => {
         const r = await call(suite.app, method, url, {
           token: suite.alice.token,
           body: withArrayAt(body, path),
         });
-        assert.equal(r.status, 422, JSON.stringify(r.body));
+        assert.equal(r.status, 400, JSON.stringify(r.body));
         assert.equal(r.headers.get("content-type"), "application/json");
         if (route.startsWith("POST /v1/chat")) {
           assert.equal(r.body.error.type, "invalid_request_error");

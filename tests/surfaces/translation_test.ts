@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type ErrorCode, failure } from "../../src/core/errors.ts";
+import { ERROR_CODES, type ErrorCode, failure } from "../../src/core/errors.ts";
 import { textDelta, type TurnEvent } from "../../src/core/turn_stream_events.ts";
 import type { ModelAnswer, TurnResult } from "../../src/engine/turn_context.ts";
-import { HTTP_STATUS } from "../../src/http/error_response.ts";
+import { HTTP_STATUS, SURFACE_HTTP_STATUS, surfaceError } from "../../src/http/error_response.ts";
 import { anthropicError, anthropicSurface } from "../../src/surfaces/anthropic_answer.ts";
 import { anthropicMessagesRequest } from "../../src/surfaces/anthropic_request.ts";
 import { modelChoice } from "../../src/surfaces/compat_turn.ts";
@@ -526,67 +526,58 @@ describe("an answer to Anthropic's shapes", () => {
   });
 });
 
-describe("errors in each surface's shape, with the native status", () => {
-  const codes: ErrorCode[] = [
-    "invalid_request",
-    "invalid_api_key",
-    "approval_required",
-    "model_not_found",
-    "run_in_flight",
-    "payload_too_large",
-    "rate_limited",
-    "internal_error",
-    "storage_error",
-    "fallback_exhausted",
-    "request_timeout",
+describe("errors in each surface's shape, with each API's own status", () => {
+  // code → [OpenAI's status and type, Anthropic's status and type], as each API documents them.
+  const expected: [ErrorCode, number, string, number, string][] = [
+    ["invalid_request", 400, "invalid_request_error", 400, "invalid_request_error"],
+    ["no_route", 400, "invalid_request_error", 400, "invalid_request_error"],
+    ["context_window_exceeded", 400, "invalid_request_error", 400, "invalid_request_error"],
+    ["invalid_api_key", 401, "authentication_error", 401, "authentication_error"],
+    ["approval_required", 403, "permission_error", 403, "permission_error"],
+    ["model_not_found", 404, "not_found_error", 404, "not_found_error"],
+    ["not_found", 404, "not_found_error", 404, "not_found_error"],
+    ["method_not_allowed", 405, "invalid_request_error", 405, "invalid_request_error"],
+    ["payload_too_large", 413, "invalid_request_error", 413, "request_too_large"],
+    ["rate_limited", 429, "rate_limit_error", 429, "rate_limit_error"],
+    ["budget_exceeded", 429, "rate_limit_error", 429, "rate_limit_error"],
+    ["internal_error", 500, "server_error", 500, "api_error"],
+    ["storage_error", 500, "server_error", 500, "api_error"],
+    ["provider_error", 500, "server_error", 500, "api_error"],
+    ["fallback_exhausted", 503, "server_error", 529, "overloaded_error"],
+    ["provider_unavailable", 503, "server_error", 529, "overloaded_error"],
+    ["shutting_down", 503, "server_error", 529, "overloaded_error"],
+    ["request_timeout", 504, "server_error", 504, "api_error"],
   ];
-  const openAiTypes: Record<number, string> = {
-    422: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    409: "invalid_request_error",
-    413: "invalid_request_error",
-    429: "rate_limit_error",
-    500: "server_error",
-    502: "server_error",
-    503: "server_error",
-    504: "server_error",
-  };
-  const anthropicTypes: Record<number, string> = {
-    422: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    409: "invalid_request_error",
-    413: "invalid_request_error",
-    429: "rate_limit_error",
-    500: "api_error",
-    502: "api_error",
-    503: "overloaded_error",
-    504: "api_error",
-  };
-  for (const code of codes) {
-    const status = HTTP_STATUS[code];
-    test(`${code} (${status})`, async () => {
+  for (const [code, oStatus, oType, aStatus, aType] of expected) {
+    test(`${code}: OpenAI ${oStatus} ${oType}, Anthropic ${aStatus} ${aType}`, async () => {
       const f = failure(code, `${code} happened`, { path: "messages" });
-      const o = openAiError(f, status);
-      assert.equal(o.status, status);
+      const o = openAiError(f);
+      assert.equal(o.status, oStatus);
       assert.deepEqual(await o.json(), {
-        error: { message: `${code} happened`, type: openAiTypes[status], param: "messages", code },
+        error: { message: `${code} happened`, type: oType, param: "messages", code },
       });
-      const a = anthropicError(f, status);
-      assert.equal(a.status, status);
+      const a = anthropicError(f, HTTP_STATUS[code], "req_1");
+      assert.equal(a.status, aStatus);
       assert.deepEqual(await a.json(), {
         type: "error",
-        error: { type: anthropicTypes[status], message: `${code} happened` },
+        error: { type: aType, message: `${code} happened` },
+        request_id: "req_1",
       });
     });
   }
+  test("no code answers 422 on a compatible surface, and every 5xx overload is 529 on Anthropic's", () => {
+    for (const code of ERROR_CODES) {
+      const [openai, anthropic] = SURFACE_HTTP_STATUS[code];
+      assert.notEqual(openai, 422, code);
+      assert.notEqual(anthropic, 422, code);
+      assert.notEqual(anthropic, 503, code);
+      assert.equal(surfaceError("anthropic", code).status, anthropic);
+    }
+  });
   test("what cannot be honoured is 400 on both", () => {
     const f = failure("invalid_request", "unsupported", { path: "seed", unsupported: true });
-    assert.equal(openAiError(f, 422).status, 400);
-    assert.equal(anthropicError(f, 422).status, 400);
+    assert.equal(openAiError(f).status, 400);
+    assert.equal(anthropicError(f).status, 400);
   });
 });
 

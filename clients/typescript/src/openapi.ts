@@ -686,12 +686,13 @@ export type components = {
         MeResponse: {
             user_id: components["schemas"]["Uuid"];
         };
+        /** @description Any other field is 422 `invalid_request` naming it. */
         CreateApiKeyRequest: {
-            /** @description 1 to 100 characters, not only spaces. */
+            /** @description 1 to 100 characters (Unicode code points), not blank (not only white space or invisible format characters), without control characters (C0, DEL, C1), line or paragraph separators (U+2028, U+2029) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); otherwise 422 `invalid_request` naming `name`. */
             name: string;
             /**
              * Format: date-time
-             * @description An RFC 3339 date and time with its offset, in the future; absent or null: never.
+             * @description An RFC 3339 date and time with seconds and its offset (e.g. `2027-01-01T00:00:00Z`), a real calendar date and time (`2027-02-30` or hour 24 is 422, never shifted), in the future; absent or null: never.
              */
             expires_at?: string | null;
         };
@@ -720,8 +721,9 @@ export type components = {
             /** @constant */
             revoked: true;
         };
+        /** @description Any other field is 422 `invalid_request` naming it. */
         AdminAddUserRequest: {
-            /** @description 1 to 100 characters, not only spaces. */
+            /** @description 1 to 100 characters (Unicode code points), not blank (not only white space or invisible format characters), without control characters (C0, DEL, C1), line or paragraph separators (U+2028, U+2029) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); otherwise 422 `invalid_request` naming `name`. */
             name: string;
         };
         AdminAddUserResponse: {
@@ -754,7 +756,7 @@ export type components = {
         AdminUserListResponse: {
             users: components["schemas"]["AdminUser"][];
         };
-        /** @description Partial update; omitted fields keep their value. */
+        /** @description Partial update; omitted fields keep their value. Any other field, here or in `budget`, is 422 `invalid_request` naming it. */
         AdminUpdateUserRequest: {
             name?: string | null;
             disabled?: boolean;

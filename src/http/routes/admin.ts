@@ -10,13 +10,14 @@ import { budgetWindows } from "../../engine/budget_gate.ts";
 import { budgetStates, findUserBudgets, plainDecimal, setUserBudget } from "../../store/budgets.ts";
 import type { Queryable } from "../../store/db.ts";
 import { listUserOverviews, updateUser, type UserOverviewRow } from "../../store/users.ts";
-import { object, type Type, type } from "../ark.ts";
+import { type Type, type } from "../ark.ts";
 import { readJsonObject } from "../body.ts";
+import { closedObject } from "../closed_object.ts";
 import type { Deps, Endpoint } from "../context.ts";
 import { jsonResponse } from "../error_response.ts";
 import { validate } from "../validation.ts";
 import { createUser } from "./auth.ts";
-import { Name } from "./keys.ts";
+import { Name } from "../names.ts";
 
 /**
  * A budget amount: US dollars as a decimal string (decisions.md §10), at most
@@ -29,20 +30,22 @@ const Money = type("unknown").narrow((value, ctx) =>
   ctx.reject({
     expected:
       'a decimal string of US dollars such as "5" or "12.50" (at most 12 digits before the point and 10 after), or null',
+    // Quoted back only when it is short printable ASCII: a hostile string is not echoed.
     actual: typeof value === "string"
-      ? `"${value}"`
+      ? /^[\x20-\x7e]{0,40}$/.test(value) ? `"${value}"` : "another string"
       : value === undefined
       ? "absent"
       : typeof value,
   })
 ) as unknown as Type<string | null>;
 
-const AddUser = object({ name: Name });
+// The operator's bodies refuse any field they do not declare, at every level (decisions.md §13).
+const AddUser = closedObject({ name: Name });
 
-const UpdateUser = object({
+const UpdateUser = closedObject({
   "name?": Name.or("null"),
   "disabled?": "boolean",
-  "budget?": object({ "daily?": Money, "monthly?": Money }).or("null"),
+  "budget?": closedObject({ "daily?": Money, "monthly?": Money }).or("null"),
 });
 
 async function userViews(db: Queryable, deps: Deps, userId: string | null = null) {

@@ -1,8 +1,8 @@
 /**
  * Anthropic's Messages API on Switchyard (decisions.md §12): `POST
  * /v1/messages` runs one turn; `POST /v1/messages/count_tokens` counts its
- * input as routing estimates it. Errors come in Anthropic's shape with the
- * native status; `anthropic-version` and `anthropic-beta` change nothing.
+ * input as routing estimates it. Errors come in Anthropic's shape with
+ * Anthropic's status; `anthropic-version` and `anthropic-beta` change nothing.
  */
 import { estimateTokens } from "../../core/tokens.ts";
 import { anthropicError, anthropicSurface } from "../../surfaces/anthropic_answer.ts";
@@ -10,7 +10,7 @@ import {
   anthropicConversation,
   anthropicMessagesRequest,
 } from "../../surfaces/anthropic_request.ts";
-import { runCompatTurn } from "../../surfaces/compat_turn.ts";
+import { assertKnownModel, runCompatTurn } from "../../surfaces/compat_turn.ts";
 import { readJsonObject } from "../body.ts";
 import type { Endpoint } from "../context.ts";
 import { jsonResponse } from "../error_response.ts";
@@ -36,7 +36,9 @@ export const countTokens: Endpoint = {
   renderError: anthropicError,
   async handle(ctx) {
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
-    const { system, messages, tools } = anthropicConversation(body);
+    const { model, system, messages, tools } = anthropicConversation(body);
+    // A model /v1/messages would answer 404 for is 404 here too.
+    await assertKnownModel(ctx, model);
     // The estimate routing and trimming use (decisions.md §6), over what the request carries.
     const parts = [
       system ?? "",

@@ -5,6 +5,7 @@
  * lookup reads the key (store/tokens.ts).
  */
 import { formatApiKey, isUuid } from "../../core/credential_format.ts";
+import { parseRfc3339 } from "../../core/rfc3339.ts";
 import { ServiceError } from "../../core/errors.ts";
 import { sha256Hex } from "../../platform/secrets.ts";
 import {
@@ -14,30 +15,30 @@ import {
   MAX_LIVE_KEYS,
   revokeApiKey,
 } from "../../store/api_keys.ts";
-import { object, type } from "../ark.ts";
+import { type } from "../ark.ts";
 import { discardBody, readJsonObject } from "../body.ts";
-import { boundedText } from "../bounded_text.ts";
+import { closedObject } from "../closed_object.ts";
 import type { Endpoint } from "../context.ts";
 import { jsonResponse } from "../error_response.ts";
 import { validate } from "../validation.ts";
+import { Name } from "../names.ts";
 import { newKeySecret } from "./auth.ts";
 
-/** The most characters a key's or a user's name holds. */
-export const MAX_NAME = 100;
+/** `expires_at`: a real RFC 3339 date-time (core/rfc3339.ts). */
+const Timestamp = type("string").narrow((text, ctx) => {
+  const parsed = parseRfc3339(text);
+  return parsed.ok || ctx.reject({ message: parsed.problem });
+});
 
-/** A key's or a user's name: 1 to 100 characters, not only spaces. */
-export const Name = boundedText(MAX_NAME).narrow((text, ctx) =>
-  text.trim() !== "" || ctx.reject({ expected: "a name that is not blank" })
-);
+/** The instant of a checked `expires_at`. */
+function instant(text: string): Date {
+  const parsed = parseRfc3339(text);
+  if (!parsed.ok) throw new Error(`unchecked expires_at: ${parsed.problem}`);
+  return parsed.date;
+}
 
-/** An RFC 3339 date and time with its offset, e.g. `2026-12-31T23:59:59Z`. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-const Timestamp = type("string").narrow((text, ctx) =>
-  (TIMESTAMP.test(text) && !Number.isNaN(Date.parse(text))) ||
-  ctx.reject({ expected: 'a date and time with its offset, e.g. "2026-12-31T23:59:59Z"' })
-);
-
-const CreateKey = object({
+/** Every field a key's body takes; any other is refused (decisions.md §13). */
+const CreateKey = closedObject({
   name: Name,
   "expires_at?": Timestamp.or("null"),
 });
@@ -63,11 +64,11 @@ export const createKey: Endpoint = {
       await readJsonObject(request, deps.config.limits.maxRequestBodyBytes),
     );
     const now = deps.now();
-    const expiresAt = body.expires_at == null ? null : new Date(body.expires_at);
+    const expiresAt = body.expires_at == null ? null : instant(body.expires_at);
     if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
       throw ServiceError.of(
         "invalid_request",
-        `invalid request body: expires_at: must be in the future (was "${body.expires_at}")`,
+        `invalid request body: expires_at: must be in the future (was "${expiresAt.toISOString()}")`,
         { path: "expires_at" },
       );
     }

@@ -1,9 +1,9 @@
 /**
  * OpenAI's API on Switchyard (decisions.md §12): `POST /v1/chat/completions`
  * runs one turn; `GET /v1/models` and `GET /v1/models/{id}` list what the
- * `model` field takes. Errors come in OpenAI's shape with the native status;
- * `GET /v1/models` answers in Anthropic's list shape when asked by an
- * Anthropic client (an `anthropic-version` header).
+ * `model` field takes. Errors come in OpenAI's shape with OpenAI's status;
+ * `GET /v1/models` answers (errors included) in Anthropic's shapes when asked
+ * by an Anthropic client (an `anthropic-version` header).
  */
 import { ServiceError } from "../../core/errors.ts";
 import { listingTimeoutMs } from "../../providers/listing.ts";
@@ -72,18 +72,81 @@ function anthropicModel(m: ListedModel) {
 
 const asAnthropic = (ctx: RequestContext) => ctx.request.headers.has("anthropic-version");
 
+/** Anthropic's list paging: `limit` 1–1000 (default 20), then `after_id` or `before_id`. */
+interface Paging {
+  limit: number;
+  afterId: string | null;
+  beforeId: string | null;
+}
+
+const PAGE_LIMIT = { min: 1, max: 1000, default: 20 };
+
+function anthropicPaging(query: URLSearchParams): Paging {
+  const raw = query.get("limit");
+  const limit = raw === null ? PAGE_LIMIT.default : Number(raw);
+  if (
+    raw !== null && (!/^[0-9]+$/.test(raw) || limit < PAGE_LIMIT.min || limit > PAGE_LIMIT.max)
+  ) {
+    throw ServiceError.of(
+      "invalid_request",
+      `invalid limit: expected an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`,
+      { path: "limit", minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max },
+    );
+  }
+  const afterId = query.get("after_id");
+  const beforeId = query.get("before_id");
+  if (afterId !== null && beforeId !== null) {
+    throw ServiceError.of(
+      "invalid_request",
+      "invalid paging: give after_id or before_id, not both",
+      { path: "before_id" },
+    );
+  }
+  return { limit, afterId, beforeId };
+}
+
+/**
+ * One page of the list: the `limit` models after `after_id`, or the `limit`
+ * models just before `before_id`; `has_more` says whether more lie beyond
+ * the page in the direction it was asked for (as Anthropic's lists do).
+ */
+function pageOf(models: ListedModel[], p: Paging): { models: ListedModel[]; hasMore: boolean } {
+  const cursor = p.beforeId ?? p.afterId;
+  const at = cursor === null ? -1 : models.findIndex((m) => m.id === cursor);
+  if (cursor !== null && at < 0) {
+    const field = p.beforeId === null ? "after_id" : "before_id";
+    throw ServiceError.of(
+      "invalid_request",
+      `invalid ${field}: no model '${cursor}' in the list; GET /v1/models lists them`,
+      { path: field },
+    );
+  }
+  if (p.beforeId !== null) {
+    const start = Math.max(0, at - p.limit);
+    return { models: models.slice(start, at), hasMore: start > 0 };
+  }
+  const start = at + 1;
+  return {
+    models: models.slice(start, start + p.limit),
+    hasMore: start + p.limit < models.length,
+  };
+}
+
 export const listCompatModels: Endpoint = {
   auth: "key_or_token",
   apiKeyHeader: true,
-  renderError: openAiError,
+  // Errors in Anthropic's shape with `anthropic-version`, else OpenAI's (http/handler.ts).
   async handle(ctx) {
-    const models = await listed(ctx);
-    if (!asAnthropic(ctx)) return jsonResponse({ object: "list", data: models.map(openAiModel) });
+    if (!asAnthropic(ctx)) {
+      return jsonResponse({ object: "list", data: (await listed(ctx)).map(openAiModel) });
+    }
+    const paging = anthropicPaging(ctx.url.searchParams);
+    const page = pageOf(await listed(ctx), paging);
     return jsonResponse({
-      data: models.map(anthropicModel),
-      has_more: false,
-      first_id: models[0]?.id ?? null,
-      last_id: models.at(-1)?.id ?? null,
+      data: page.models.map(anthropicModel),
+      has_more: page.hasMore,
+      first_id: page.models[0]?.id ?? null,
+      last_id: page.models.at(-1)?.id ?? null,
     });
   },
 };
@@ -91,7 +154,7 @@ export const listCompatModels: Endpoint = {
 export const getCompatModel: Endpoint = {
   auth: "key_or_token",
   apiKeyHeader: true,
-  renderError: openAiError,
+  // Errors in Anthropic's shape with `anthropic-version`, else OpenAI's (http/handler.ts).
   async handle(ctx) {
     const raw = ctx.params.provider === undefined
       ? ctx.params.model_id

@@ -7,6 +7,8 @@
 import process from "node:process";
 import { type AdminUser, createAdminClient } from "../admin_client.ts";
 import type { Terminal } from "./terminal.ts";
+import { printable, printableJson } from "./printable.ts";
+import { UsageError } from "./usage_error.ts";
 
 export const ADMIN_USAGE = "usage: switchyard admin users add NAME | list | rename ID NAME | " +
   "disable ID | enable ID | budget ID [--daily USD|none] [--monthly USD|none]";
@@ -19,7 +21,7 @@ function amount(
   if (value === undefined) return undefined;
   if (value === "none") return null;
   if (!/^\d+(\.\d+)?$/.test(value)) {
-    throw new Error(
+    throw new UsageError(
       `--${name} expects US dollars such as 5 or 12.50, or none; got "${value}"`,
     );
   }
@@ -30,7 +32,9 @@ function userLine(u: AdminUser): string {
   const budget = u.budget === null
     ? "no budget"
     : `budget ${u.budget.daily ?? "-"}/day ${u.budget.monthly ?? "-"}/month`;
-  return `${u.user_id}  ${u.name ?? "(no name)"}  ${u.disabled ? "disabled" : "enabled"}  ` +
+  return `${u.user_id}  ${u.name === null ? "(no name)" : printable(u.name)}  ${
+    u.disabled ? "disabled" : "enabled"
+  }  ` +
     `spent ${u.spend.day} today ${u.spend.month} this month  ${budget}  last seen ${
       u.last_seen_at ?? "never"
     }\n`;
@@ -45,7 +49,7 @@ export async function admin(
 ): Promise<void> {
   const [group, action, id, name, extra] = args;
   if (group !== "users" || action === undefined || extra !== undefined) {
-    throw new Error(ADMIN_USAGE);
+    throw new UsageError(ADMIN_USAGE);
   }
   const operatorToken = env.SWITCHYARD_OPERATOR_TOKEN;
   if (!operatorToken) {
@@ -54,10 +58,10 @@ export async function admin(
     );
   }
   const users = createAdminClient({ baseUrl: url, operatorToken }).users;
-  const json = (value: unknown) => term.out(`${JSON.stringify(value, null, 2)}\n`);
+  const json = (value: unknown) => term.out(`${printableJson(value)}\n`);
   const need = (value: string | undefined, count = 1) => {
     if (value === undefined || (count === 1 && name !== undefined)) {
-      throw new Error(ADMIN_USAGE);
+      throw new UsageError(ADMIN_USAGE);
     }
     return value;
   };
@@ -67,19 +71,19 @@ export async function admin(
       const added = await users.add(need(id));
       if (flags.json) return json(added);
       term.err(
-        `added user ${added.user_id} "${added.name}": its API key is shown only now\n`,
+        `added user ${added.user_id} "${printable(added.name)}": its API key is shown only now\n`,
       );
       return term.out(`${added.api_key}\n`);
     }
     case "list": {
-      if (id !== undefined) throw new Error(ADMIN_USAGE);
+      if (id !== undefined) throw new UsageError(ADMIN_USAGE);
       const list = await users.list();
       if (flags.json) return json(list);
       for (const user of list) term.out(userLine(user));
       return;
     }
     case "rename":
-      if (name === undefined) throw new Error(ADMIN_USAGE);
+      if (name === undefined) throw new UsageError(ADMIN_USAGE);
       return show(await users.update(need(id, 2), { name }));
     case "disable":
     case "enable":
@@ -90,7 +94,7 @@ export async function admin(
       const daily = amount(flags.daily, "daily");
       const monthly = amount(flags.monthly, "monthly");
       if (daily === undefined && monthly === undefined) {
-        throw new Error(
+        throw new UsageError(
           `${ADMIN_USAGE}\n(budget wants --daily, --monthly or both)`,
         );
       }
@@ -101,6 +105,6 @@ export async function admin(
       return show(await users.update(need(id), { budget }));
     }
     default:
-      throw new Error(ADMIN_USAGE);
+      throw new UsageError(ADMIN_USAGE);
   }
 }

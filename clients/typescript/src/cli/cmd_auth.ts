@@ -4,6 +4,25 @@ import { saveCredentials } from "./config_dir.ts";
 import type { Context } from "./context.ts";
 
 /**
+ * A new user, made by the service's bootstrap. A service shared by a team
+ * turns bootstrap off (its operator hands out keys), and its bare 403
+ * `forbidden` would not tell the person what to do instead.
+ */
+async function bootstrap(ctx: Context) {
+  try {
+    return await ctx.client.auth.bootstrap();
+  } catch (error) {
+    if (error instanceof SwitchyardError && error.code === "forbidden") {
+      throw new Error(
+        `${ctx.url} does not create users on login (bootstrap is off): ask its operator for an ` +
+          "API key, then run `switchyard login --api-key KEY` (or set SWITCHYARD_API_KEY)",
+      );
+    }
+    throw error;
+  }
+}
+
+/**
  * Signs in with the API key given (`--api-key`, `SWITCHYARD_API_KEY`) or
  * saved; with none, bootstraps a new user first. Key and token are saved
  * owner-only.
@@ -11,7 +30,7 @@ import type { Context } from "./context.ts";
 export async function login(ctx: Context): Promise<void> {
   const auth = ctx.client.auth;
   const created = auth.credentials().apiKey === undefined;
-  if (created) ctx.term.err(`created user ${(await auth.bootstrap()).user_id}\n`);
+  if (created) ctx.term.err(`created user ${(await bootstrap(ctx)).user_id}\n`);
   try {
     await auth.signIn();
   } catch (error) {

@@ -5,6 +5,8 @@
  */
 import type { ApiKeyInfo } from "../keys.ts";
 import type { Context } from "./context.ts";
+import { printable, printableJson } from "./printable.ts";
+import { UsageError } from "./usage_error.ts";
 
 export const KEYS_USAGE = "usage: switchyard keys list | create NAME [--expires ISO] | revoke ID";
 
@@ -22,18 +24,18 @@ export async function keys(
   flags: { expires?: string; json?: boolean },
 ): Promise<void> {
   const [action, arg, extra] = args;
-  const json = (value: unknown) => ctx.term.out(`${JSON.stringify(value, null, 2)}\n`);
-  if (extra !== undefined) throw new Error(KEYS_USAGE);
+  const json = (value: unknown) => ctx.term.out(`${printableJson(value)}\n`);
+  if (extra !== undefined) throw new UsageError(KEYS_USAGE);
   switch (action) {
     case undefined:
     case "list": {
-      if (arg !== undefined) throw new Error(KEYS_USAGE);
+      if (arg !== undefined) throw new UsageError(KEYS_USAGE);
       const list = await ctx.client.keys.list();
       if (flags.json) return json(list);
       const now = new Date();
       for (const key of list) {
         ctx.term.out(
-          `${key.key_id}  ${key.name}  created ${key.created_at}  last used ${
+          `${key.key_id}  ${printable(key.name)}  created ${key.created_at}  last used ${
             key.last_used_at ?? "never"
           }  ${state(key, now)}\n`,
         );
@@ -41,25 +43,25 @@ export async function keys(
       return;
     }
     case "create": {
-      if (arg === undefined) throw new Error(KEYS_USAGE);
+      if (arg === undefined) throw new UsageError(KEYS_USAGE);
       const created = await ctx.client.keys.create(arg, {
         expiresAt: flags.expires,
       });
       if (flags.json) return json(created);
       ctx.term.err(
-        `created key ${created.key_id} "${created.name}"${
+        `created key ${created.key_id} "${printable(created.name)}"${
           created.expires_at === null ? "" : ` (expires ${created.expires_at})`
         }: it is shown only now\n`,
       );
       return ctx.term.out(`${created.api_key}\n`);
     }
     case "revoke": {
-      if (arg === undefined) throw new Error(KEYS_USAGE);
+      if (arg === undefined) throw new UsageError(KEYS_USAGE);
       await ctx.client.keys.revoke(arg);
       if (flags.json) return json({ revoked: true, key_id: arg });
       return ctx.term.out(`revoked key ${arg}; its tokens stop working now\n`);
     }
     default:
-      throw new Error(KEYS_USAGE);
+      throw new UsageError(KEYS_USAGE);
   }
 }

@@ -8,6 +8,7 @@ import { SwitchyardError } from "../errors.ts";
 import type { NamedPolicy, Policy } from "../types.ts";
 import type { Context } from "./context.ts";
 import { loadPolicy } from "./policy_file.ts";
+import { UsageError } from "./usage_error.ts";
 
 /** The policy chat uses when no `--policy` file is given. */
 export const DEFAULT_POLICY_NAME = "default";
@@ -20,7 +21,7 @@ export function policyToml(policy: Policy): string {
 function versionFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[1-9]\d*$/.test(value)) {
-    throw new Error(`--version expects an integer >= 1, got "${value}"`);
+    throw new UsageError(`--version expects an integer >= 1, got "${value}"`);
   }
   return Number(value);
 }
@@ -47,7 +48,7 @@ export async function policy(
   switch (action) {
     case "push": {
       if (arg === undefined || flags.name === undefined) {
-        throw new Error("usage: switchyard policy push <file.toml|file.json> --name NAME");
+        throw new UsageError("usage: switchyard policy push <file.toml|file.json> --name NAME");
       }
       const stored = await ctx.client.policies.put(flags.name, await loadPolicy(arg));
       if (flags.json) return ctx.term.out(`${JSON.stringify(stored, null, 2)}\n`);
@@ -61,14 +62,16 @@ export async function policy(
       return;
     }
     case "show": {
-      if (arg === undefined) throw new Error("usage: switchyard policy show <name> [--version N]");
+      if (arg === undefined) {
+        throw new UsageError("usage: switchyard policy show <name> [--version N]");
+      }
       const found = await ctx.client.policies.get(arg, versionFlag(flags.version));
       if (flags.json) return ctx.term.out(`${JSON.stringify(found, null, 2)}\n`);
       ctx.term.out(`# ${found.name} version ${found.version}, stored ${found.created_at}\n`);
       return ctx.term.out(policyToml(found.policy));
     }
     default:
-      throw new Error(
+      throw new UsageError(
         `unknown policy action "${action ?? ""}": expected push, list, show or test`,
       );
   }

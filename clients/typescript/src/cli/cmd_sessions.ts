@@ -1,6 +1,8 @@
 /** `switchyard sessions list|show|archive|delete`. */
 import type { SessionKey } from "../session_key.ts";
 import type { Context } from "./context.ts";
+import { printable } from "./printable.ts";
+import { UsageError } from "./usage_error.ts";
 
 export async function sessions(
   ctx: Context,
@@ -10,7 +12,7 @@ export async function sessions(
 ): Promise<void> {
   const [action = "list", id] = args;
   const needId = () => {
-    if (id === undefined) throw new Error(`usage: switchyard sessions ${action} <session-id>`);
+    if (id === undefined) throw new UsageError(`usage: switchyard sessions ${action} <session-id>`);
     return id;
   };
   switch (action) {
@@ -22,7 +24,7 @@ export async function sessions(
           Boolean,
         );
         ctx.term.out(
-          `${s.id}  ${s.updated_at}  ${s.title ?? "(untitled)"}${
+          `${s.id}  ${s.updated_at}  ${s.title == null ? "(untitled)" : printable(s.title)}${
             marks.length ? `  [${marks.join(", ")}]` : ""
           }\n`,
         );
@@ -41,7 +43,7 @@ export async function sessions(
       const messages = await ctx.client.session(needId(), { key: own }).messages();
       if (flags.json) return ctx.term.out(`${JSON.stringify({ ...summary, messages }, null, 2)}\n`);
       ctx.term.out(
-        `${summary.title ?? "(untitled)"}  ${summary.id}${
+        `${summary.title == null ? "(untitled)" : printable(summary.title)}  ${summary.id}${
           summary.key_id ? `  [encrypted: ${summary.key_id}]` : ""
         }\n`,
       );
@@ -58,7 +60,7 @@ export async function sessions(
       await ctx.client.session(needId()).delete();
       return ctx.term.out(`deleted ${id}\n`);
     default:
-      throw new Error(
+      throw new UsageError(
         `unknown sessions action "${action}": expected list, show, archive or delete`,
       );
   }

@@ -12,6 +12,7 @@ import {
   type SavedCredentials,
 } from "./config_dir.ts";
 import type { Terminal } from "./terminal.ts";
+import { UsageError } from "./usage_error.ts";
 
 export const DEFAULT_URL = "http://127.0.0.1:7331";
 
@@ -40,7 +41,7 @@ export function providerKeys(flags: string[] = [], env = process.env): Record<st
   for (const flag of flags) {
     const at = flag.indexOf("=");
     if (at <= 0) {
-      throw new Error(`--provider-key expects <provider>=<key>, got "${flag.slice(0, 20)}"`);
+      throw new UsageError(`--provider-key expects <provider>=<key>, got "${flag.slice(0, 20)}"`);
     }
     keys[flag.slice(0, at)] = flag.slice(at + 1);
   }

@@ -6,6 +6,7 @@
  * error envelope itself, for scripts.
  */
 import { SwitchyardError } from "../errors.ts";
+import { printable } from "./printable.ts";
 
 type Details = Record<string, unknown>;
 
@@ -84,7 +85,8 @@ export function errorReport(error: unknown): string {
   const shown = new Set<string>();
   const details = error.details ?? {};
   const lines = [
-    `error: ${error.code}: ${error.message}`,
+    // The service's message may quote what it was sent; shown escaped, it cannot drive the terminal.
+    `error: ${error.code}: ${printable(error.message)}`,
     ...knownLines(details, shown),
     ...retryLine(error, shown),
   ];

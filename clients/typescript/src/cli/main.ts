@@ -21,6 +21,7 @@ import { errorJson, errorReport } from "./error_report.ts";
 import { loadOrCreateKey } from "./key_file.ts";
 import { loadPolicy } from "./policy_file.ts";
 import { terminal } from "./terminal.ts";
+import { UsageError } from "./usage_error.ts";
 
 const USAGE = `usage: switchyard <command> [options]
 
@@ -99,13 +100,28 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** The commands that act for the logged-in user (besides `policy`, `admin` and `login`). */
+const SIGNED_IN_COMMANDS = new Set([
+  "keys",
+  "logout",
+  "sessions",
+  "chat",
+  "preview",
+  "usage",
+  "trace",
+  "why",
+  "models",
+]);
+
 type Flags = ReturnType<typeof parse>["values"];
 const parse = (args: string[]) =>
   parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
 
 function count(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} expects an integer >= 0, got "${value}"`);
+  if (!/^\d+$/.test(value)) {
+    throw new UsageError(`--${name} expects an integer >= 0, got "${value}"`);
+  }
   return Number(value);
 }
 
@@ -173,18 +189,22 @@ async function run(argv: string[]): Promise<number> {
     }
     if (command === "policy") {
       if (rest[1] === undefined) {
-        throw new Error("usage: switchyard policy test <cases-dir> [--update]");
+        throw new UsageError("usage: switchyard policy test <cases-dir> [--update]");
       }
       // Loaded only here: the routing core is the heaviest part of the client.
       const { policyTest } = await import("./policy_test.ts");
       const options = { update: flags.update ?? false, catalog: flags.catalog };
       return (await policyTest(term, rest[1], options)) ? 0 : 1;
     }
+    // An unknown command is bad usage whether or not anyone is logged in.
+    if (!SIGNED_IN_COMMANDS.has(command) && command !== "login") {
+      throw new UsageError(`unknown command "${command}"; run \`switchyard --help\``);
+    }
     const ctx = await openContext(flags, term, flags["api-key"] ?? process.env.SWITCHYARD_API_KEY);
     if (command === "login") return await login(ctx), 0;
     requireLogin(ctx);
     const id = () => {
-      if (rest[0] === undefined) throw new Error(`usage: switchyard ${command} <session-id>`);
+      if (rest[0] === undefined) throw new UsageError(`usage: switchyard ${command} <session-id>`);
       return rest[0];
     };
     switch (command) {
@@ -201,7 +221,7 @@ async function run(argv: string[]): Promise<number> {
         await chatCommand(ctx, rest.length > 0 ? rest.join(" ") : undefined, flags);
         break;
       case "preview":
-        if (rest.length === 0) throw new Error("usage: switchyard preview <prompt>");
+        if (rest.length === 0) throw new UsageError("usage: switchyard preview <prompt>");
         await preview(ctx, rest.join(" "), {
           session: flags.session,
           policy: flags.policy ? await loadPolicy(flags.policy) : undefined,
@@ -234,12 +254,12 @@ async function run(argv: string[]): Promise<number> {
         await models(ctx, flags, Object.keys(providerKeys(flags["provider-key"])));
         break;
       default:
-        throw new Error(`unknown command "${command}"; run \`switchyard --help\``);
+        throw new UsageError(`unknown command "${command}"; run \`switchyard --help\``);
     }
     return 0;
   } catch (error) {
     term.err(flags.json ? errorJson(error) : errorReport(error));
-    return 1;
+    return error instanceof UsageError ? 2 : 1;
   } finally {
     term.close();
   }
