@@ -35,6 +35,7 @@ import { imagesAsNotes, type OmittedImage } from "./image_notes.ts";
 import { callModel, type ModelReply, promptCaching } from "./provider_call.ts";
 import { RecordedTurnFailure } from "./recorded_failure.ts";
 import { respondWithTurn } from "./respond.ts";
+import { entered } from "./entry_queue.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
 import {
@@ -215,6 +216,7 @@ async function invoke(
     caching: promptCaching(t.input.request.policy, t.session.id, turn.cacheKey),
     signal: t.signal,
     newId: t.deps.newId,
+    timing: t.timing,
     onEvent: (e) => {
       probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
@@ -297,8 +299,10 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const sent = messagesFor(t, turn, d);
     const refused = unhonoured(t, turn, d, tools, sent.messages);
     if (refused !== null) return await failTurn(t, refused);
+    t.timing.lap("decision");
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
+    t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
     if (sent.omitted.length > 0) {
       await noteTrace(t, omittedEvents(decisionScope(baseScope(t), d), sent.omitted, sent.why));
@@ -427,6 +431,7 @@ export async function startConversationTurn(
       ),
     );
   }
+  await entered(call.timing);
   const claim = await deps.claims.claim({
     sessionId: session.id,
     runId,
@@ -438,6 +443,7 @@ export async function startConversationTurn(
     records,
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
   });
+  call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     if (fork !== undefined) return await startConversationTurn(await fork(), turn);
     throw ServiceError.of(
@@ -454,6 +460,7 @@ export async function startConversationTurn(
       seq: claim.run.supersede_seq,
       stream: call.stream,
       surface: call.surface,
+      timing: call.timing,
       run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
     });
   } catch (error) {

@@ -23,6 +23,7 @@ import type {
   ToolChoice,
   ToolSpec,
 } from "../providers/types.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface ModelReply {
   text: string;
@@ -61,6 +62,8 @@ export interface ModelCall {
   caching?: PromptCaching;
   signal: AbortSignal;
   newId: () => string;
+  /** The request's phases: the provider's request, connect, first byte and rest. */
+  timing: PhaseClock;
   onEvent: (event: ReplyEvent) => void;
 }
 
@@ -98,6 +101,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
   };
   let reasoning = "";
   let signature: string | undefined;
+  const timing = c.timing;
+  let first = true;
   try {
     const events = adapterFor(c.entry.protocol).invoke(
       {
@@ -105,6 +110,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         baseUrl: c.entry.base_url,
         apiKey: c.apiKey,
         timeoutMs: c.timeoutMs,
+        onSend: () => timing.lap("request"),
+        onHeaders: () => timing.lap("provider_connect"),
       },
       {
         model: c.model.model,
@@ -123,6 +130,10 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
       },
     );
     for await (const event of events) {
+      if (first) {
+        first = false;
+        timing.lap("provider_first_byte");
+      }
       switch (event.type) {
         case "text_delta":
           reply.text += event.delta;
@@ -164,6 +175,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
   } catch (error) {
     if (!c.signal.aborted) throw error;
     reply.interrupted = true;
+  } finally {
+    timing.lap(first ? "provider_connect" : "provider_rest");
   }
   if (c.signal.aborted) reply.interrupted = true;
   if (reasoning !== "" || signature !== undefined) {

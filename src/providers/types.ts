@@ -163,6 +163,10 @@ export interface ProviderTarget {
   readonly apiKey?: string;
   /** Covers the whole call, a stalled stream included. */
   readonly timeoutMs: number;
+  /** The request is about to be sent (its body built). */
+  readonly onSend?: () => void;
+  /** The provider's response headers arrived. */
+  readonly onHeaders?: () => void;
 }
 
 /**

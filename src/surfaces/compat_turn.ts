@@ -282,9 +282,13 @@ export async function runCompatTurn(
   surface: (session: SessionRow) => TurnSurface,
 ): Promise<Response> {
   acceptTurns(ctx.deps);
+  ctx.timing.lap("parse");
   const { policy, explicit, named, keyDigest, found } = await readRequest(ctx, request);
+  ctx.timing.lap("session");
   const turn = conversationTurnOf(request, policy, explicit);
+  ctx.timing.lap("parse");
   const session = await sessionFor(ctx, request, named, keyDigest, found);
+  ctx.timing.lap("session");
   const deps = engineDeps(ctx.deps);
   const callIn = (session: SessionRow) => ({
     deps,
@@ -292,6 +296,7 @@ export async function runCompatTurn(
     headers: ctx.request.headers,
     stream: request.stream,
     surface: surface(session),
+    timing: ctx.timing,
   });
   return await startConversationTurn(
     callIn(session),

@@ -494,17 +494,19 @@ describe("sessions of compatible conversations", () => {
       model: "switchyard",
       messages: [{ role: "user", content: "take your time" }],
     });
+    // Heard from the start: the cut turn may answer before the break does.
+    const refused = assert.rejects(asked, (e: unknown) => {
+      assert.ok(e instanceof OpenAI.ConflictError);
+      assert.equal((e.error as { code: string }).code, "run_in_flight");
+      return true;
+    });
     await new Promise((resolve) => setTimeout(resolve, 150));
     const cut = await call(h.app, "POST", `/api/v1/sessions/${id}/continue`, {
       token: h.alice.token,
       body: { type: "break" },
     });
     assert.equal(cut.status, 200, JSON.stringify(cut.body));
-    await assert.rejects(asked, (e: unknown) => {
-      assert.ok(e instanceof OpenAI.ConflictError);
-      assert.equal((e.error as { code: string }).code, "run_in_flight");
-      return true;
-    });
+    await refused;
   });
 
   test("X-Router-Session-Id wins", async () => {
