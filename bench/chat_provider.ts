@@ -66,13 +66,27 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/**
+ * Now on the clock every process of this machine shares (ms since the epoch,
+ * with performance.now()'s resolution): each streamed delta carries its send
+ * time as `@<ms>`, so a client anywhere on the machine measures the delay of
+ * each frame as its receive time minus that, on one clock.
+ */
+export const sharedClockMs = () => performance.timeOrigin + performance.now();
+
+/** The send time a delta's text carries (see `sharedClockMs`); null when it carries none. */
+export function sentAtMs(text: string): number | null {
+  const match = /@(\d+\.\d+) /.exec(text);
+  return match === null ? null : Number(match[1]);
+}
+
 async function stream(res: ServerResponse, pace: ChatProviderPace): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
   res.write(chunk({ role: "assistant", content: "" }, null));
   for (let i = 0; i < pace.chunks; i++) {
     if (i > 0) await sleep(pace.chunkGapMs);
     if (res.destroyed) return;
-    res.write(chunk({ content: `part ${i} ` }, null));
+    res.write(chunk({ content: `part ${i} @${sharedClockMs().toFixed(3)} ` }, null));
   }
   res.write(chunk({}, "stop"));
   res.write(chunk({}, null, { prompt_tokens: 24, completion_tokens: pace.chunks }));

@@ -5,6 +5,7 @@
  * touches a database it did not name).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -55,17 +56,53 @@ export const BENCH_RATE_LIMITS = {
   ROUTER_LIMITS_RATE_USER_BURST: "1000000",
 };
 
+/** The README's own start command (on Deno): what a user types. */
+export const README_START = ["npx", "-y", "deno@2", "task", "start"] as const;
+
+/** The process under `pid` (itself included) whose command line holds `needle`; null: none yet. */
+function descendantRunning(pid: number, needle: string): number | null {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  const queue = [pid];
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, "utf8").includes(needle)) return p;
+    } catch {
+      // Gone meanwhile.
+    }
+    queue.push(...(children.get(p) ?? []));
+  }
+  return null;
+}
+
 export function startService(
   env: Record<string, string>,
   runtimeFlags: readonly string[] = [],
   /** Hears every line the service logs once it listens (a benchmark reading the store's maintenance). */
   watch: (line: string) => void = () => {},
+  /**
+   * Start it with README_START (under Deno; `runtimeFlags` then do not apply):
+   * the reported pid is the service's own process beneath the task runner.
+   */
+  readme = false,
 ): Promise<ServiceProcess> {
+  const viaReadme = readme && !onBun;
   const args = runtimeArgs(onBun ? "src/runtime/bun.ts" : "src/runtime/deno.ts", runtimeFlags);
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.ROUTER_CONFIG;
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const [command, ...commandArgs] = viaReadme ? README_START : [process.execPath, ...args];
+  const child: ChildProcess = spawn(command, commandArgs, {
     cwd: root,
     env: {
       ...base,
@@ -77,11 +114,14 @@ export function startService(
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
+  let servicePid = child.pid!;
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once("exit", () => resolve());
-      child.kill("SIGTERM");
+      // Under a task runner the service itself is told, as Ctrl-C in a terminal would reach it.
+      if (servicePid !== child.pid) process.kill(servicePid, "SIGTERM");
+      else child.kill("SIGTERM");
     });
   let stopped = false;
   const exited = new Promise<number | null>((resolve) =>
@@ -110,11 +150,15 @@ export function startService(
       if (line === undefined) return;
       child.stderr!.off("data", onData);
       child.stderr!.on("data", keepErrors);
+      if (viaReadme) {
+        servicePid = descendantRunning(child.pid!, "src/runtime/deno.ts") ?? servicePid;
+      }
       resolve({
         url: JSON.parse(line).url,
-        pid: child.pid!,
+        pid: servicePid,
         recentErrors: () => [...errors],
-        kill: (signal) => child.kill(signal),
+        kill: (signal) =>
+          servicePid === child.pid ? child.kill(signal) : process.kill(servicePid, signal),
         exited,
         stop,
       });

@@ -52,6 +52,8 @@ export async function startServiceClient(
   runtimeFlags: readonly string[] = [],
   env: Record<string, string> = {},
   watch?: (line: string) => void,
+  /** Started with the README's own command (service_process.ts README_START). */
+  readme = false,
 ): Promise<ServiceClient> {
   const service = await startService(
     {
@@ -61,6 +63,7 @@ export async function startServiceClient(
     },
     runtimeFlags,
     watch,
+    readme,
   );
   try {
     const url = service.url;

@@ -7,6 +7,8 @@ import type { StreamLevel, Throughput } from "./load.ts";
 import type { PeerOptions } from "./options.ts";
 import type { ProviderProcess } from "./provider_process.ts";
 import type { Target } from "./targets.ts";
+import type { PhaseSpread } from "./phases.ts";
+import type { CommitFloor } from "./commit_floor.ts";
 
 export interface Service {
   store: string;
@@ -29,6 +31,10 @@ export interface Results {
   throughput: Map<string, Throughput>;
   streams: Map<string, StreamLevel>;
   preview: Map<string, number>;
+  /** The service's turn phases by service name and `@1` (the latency blocks) or `@32` clients. */
+  phases: Map<string, Map<string, PhaseSpread>>;
+  /** The machine's synced-commit time, by store. */
+  floors: Map<string, CommitFloor>;
 }
 
 export const newResults = (): Results => ({
@@ -37,6 +43,8 @@ export const newResults = (): Results => ({
   throughput: new Map(),
   streams: new Map(),
   preview: new Map(),
+  phases: new Map(),
+  floors: new Map(),
 });
 
 export const progress = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,8 +1,10 @@
 /**
  * Added latency at concurrency 1: the targets take turns in blocks (each
  * block a fixed number of requests per target, the order rotating block by
- * block) so drift of the shared machine hits all of them alike; and the
- * service's cost as one session's history grows.
+ * block) so drift of the shared machine hits all of them alike, each block's
+ * requests on one conversation (for the service a session taking them as
+ * turns, as deep as a working one); and the service's cost as one session's
+ * history grows.
  */
 import { type Spread, spread } from "../measure.ts";
 import { commandCpuMs, cpuMs } from "./proc.ts";
@@ -25,25 +27,31 @@ export interface Sequential {
   databaseCpuMsPerRequest: number;
 }
 
-/** Each target's requests, every one on a conversation of its own. */
+/** Each target's requests, a block's on one conversation. */
 export async function interleavedLatency(
   targets: Target[],
   o: Blocks,
+  /** Called once every target is warm, before the first timed block. */
+  warm: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Map<Target, Sequential>> {
   const runs = new Map(targets.map((t) => [t, { times: [] as number[], cpu: 0, database: 0 }]));
   for (const t of targets) {
-    for (const c of await t.conversations(o.warmUp)) await t.buffered(c);
+    for (let n = 0; n < o.warmUp; n += o.perBlock) {
+      const [c] = await t.conversations(1);
+      for (let k = n; k < Math.min(o.warmUp, n + o.perBlock); k++) await t.buffered(c);
+    }
   }
+  await warm();
   for (let b = 0; b < o.blocks; b++) {
     for (let k = 0; k < targets.length; k++) {
       const target = targets[(b + k) % targets.length];
       const run = runs.get(target)!;
-      const conversations = await target.conversations(o.perBlock); // made outside the timing
+      const [conversation] = await target.conversations(1); // made outside the timing
       const cpuBefore = cpuMs(target.pid);
       const databaseBefore = commandCpuMs("postgres");
-      for (const c of conversations) {
+      for (let k = 0; k < o.perBlock; k++) {
         const start = performance.now();
-        await target.buffered(c);
+        await target.buffered(conversation);
         run.times.push(performance.now() - start);
       }
       run.cpu += cpuMs(target.pid) - cpuBefore;

@@ -8,13 +8,21 @@ import { depthBreakdown, interleavedLatency } from "./latency.ts";
 import { closedLoop, forMs } from "./load.ts";
 import { ms, printTable, ratio, whole } from "./report.ts";
 import { previewCall } from "./targets.ts";
+import { type PhaseScrape, phaseSpreads, scrapePhases } from "./phases.ts";
 
 export async function latencySection(b: Bench, r: Results): Promise<void> {
   const { blocks, perBlock } = b.options.latency;
   progress(`latency: ${blocks} blocks of ${perBlock} requests per target …`);
   const targets = [b.direct, b.portkey, ...b.services.map((s) => s.target)];
   await b.provider.setPace({ delayMs: 0 });
-  const runs = await interleavedLatency(targets, b.options.latency);
+  const before = new Map<string, PhaseScrape>();
+  const runs = await interleavedLatency(targets, b.options.latency, async () => {
+    for (const s of b.services) before.set(s.store, await scrapePhases(s.client.url));
+  });
+  for (const s of b.services) {
+    const after = await scrapePhases(s.client.url);
+    r.phases.set(`${s.target.name}@1`, phaseSpreads(before.get(s.store)!, after));
+  }
   const base = spread(runs.get(b.direct)!.times);
   for (const t of targets) {
     const own = spread(runs.get(t)!.times);
@@ -22,7 +30,9 @@ export async function latencySection(b: Bench, r: Results): Promise<void> {
   }
   const theirs = r.added.get(b.portkey.name)!;
   printTable(
-    "1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks). Service: a persisted buffered turn on a fresh session; Portkey: the same messages as Chat Completions. CPU: the target process's utime+stime from /proc over its own blocks (the fake provider's, for the direct row); database CPU: the PostgreSQL server's processes over the service's blocks",
+    `1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks). Service: a persisted buffered turn, each block of ${b.options.latency.perBlock} on one session (depth 0 to ${
+      b.options.latency.perBlock - 1
+    }); Portkey: the same messages as Chat Completions. CPU: the target process's utime+stime from /proc over its own blocks (the fake provider's, for the direct row); database CPU: the PostgreSQL server's processes over the service's blocks`,
     [
       "target",
       "requests",

@@ -7,8 +7,8 @@ import { percentile, spread } from "../measure.ts";
 import { commandCpuMs, cpuMs, machineBusyMs } from "./proc.ts";
 import type { Target } from "./targets.ts";
 
-/** Turns one service session takes before a client moves on to a fresh one, so depth stays 0–9. */
-const TURNS_PER_SESSION = 10;
+/** Turns a service session takes before its client moves on to a fresh one: a working session's depth. */
+export const TURNS_PER_SESSION = 50;
 /** The first run at each level only estimates the rate, so the measured run lasts about as asked. */
 const PILOT_MS = 2000;
 
@@ -73,8 +73,9 @@ export interface Throughput {
 /**
  * Buffered requests from `clients` clients back to back for about `seconds`:
  * a pilot run estimates the rate, then a fixed number of requests runs on
- * conversations made beforehand (for the service, sessions of at most
- * TURNS_PER_SESSION turns, so history depth stays out of the numbers).
+ * conversations made beforehand (for the service, each client moves to a
+ * fresh session every TURNS_PER_SESSION turns, so sessions are as deep as
+ * working ones).
  */
 export async function throughput(
   target: Target,
@@ -134,6 +135,9 @@ export interface StreamLevel {
   firstError?: string;
   /** Delta-to-delta arrival gap minus the provider's gap, p99 over all streams. */
   addedGapP99: number;
+  /** Each delta's arrival minus its send time on one clock, over all streams: p50 and p99. */
+  frameDelayP50: number;
+  frameDelayP99: number;
   /** From sending the request to the first text delta, p50. */
   firstDeltaP50: number;
   seconds: number;
@@ -157,6 +161,7 @@ export async function streams(
   const seconds = (performance.now() - start) / 1000;
   const firsts: number[] = [];
   const added: number[] = [];
+  const delays: number[] = [];
   let stallFree = 0;
   let failed = 0;
   let firstError: string | undefined;
@@ -167,6 +172,7 @@ export async function streams(
       continue;
     }
     const { frames, deltas } = o.value;
+    for (const d of o.value.delays) delays.push(d);
     if (frames.every((at, i) => i === 0 || at - frames[i - 1] <= STALL_MS)) {
       stallFree++;
     }
@@ -183,6 +189,8 @@ export async function streams(
     failed,
     firstError,
     addedGapP99: p(added, 99),
+    frameDelayP50: p(delays, 50),
+    frameDelayP99: p(delays, 99),
     firstDeltaP50: p(firsts, 50),
     seconds,
   };

@@ -3,8 +3,13 @@
  * concurrent streams. Each prints its table once measured.
  */
 import { type Bench, type Memory, progress, type Results } from "./context.ts";
-import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput } from "./load.ts";
+import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput, TURNS_PER_SESSION } from "./load.ts";
 import { failures, ms, printTable, ratio, whole } from "./report.ts";
+import { HANDLER, phaseSpreads, PROVIDER_PHASES, scrapePhases } from "./phases.ts";
+import { PHASES } from "../../src/telemetry/phase_clock.ts";
+
+/** The throughput level whose turn phases the phase table shows. */
+const PHASE_CLIENTS = 32;
 
 export async function throughputSection(b: Bench, r: Results): Promise<void> {
   await b.provider.setPace({ delayMs: 20 });
@@ -12,7 +17,17 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   for (const clients of b.options.throughputClients) {
     for (const t of [b.portkey, ...b.services.map((s) => s.target)]) {
       progress(`throughput: ${t.name}, ${clients} clients …`);
+      const service = b.services.find((s) => s.target === t);
+      const scraped = service && clients === PHASE_CLIENTS
+        ? await scrapePhases(service.client.url)
+        : undefined;
       const m = await throughput(t, clients, b.options.throughputSeconds);
+      if (service && scraped) {
+        r.phases.set(
+          `${t.name}@${clients}`,
+          phaseSpreads(scraped, await scrapePhases(service.client.url)),
+        );
+      }
       r.throughput.set(`${t.name}@${clients}`, m);
       const theirs = r.throughput.get(`${b.portkey.name}@${clients}`)!;
       const ours = t !== b.portkey;
@@ -34,7 +49,7 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   }
   await b.provider.setPace({ delayMs: 0 });
   printTable(
-    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: sessions of at most 10 turns). CPU: the target process's utime+stime from /proc; database CPU: the PostgreSQL server's processes (\`postgres\`) over the same run; machine: busy time of all cores (target, database, load generator and fake provider together)`,
+    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: each client moves to a fresh session every ${TURNS_PER_SESSION} turns). CPU: the target process's utime+stime from /proc; database CPU: the PostgreSQL server's processes (\`postgres\`) over the same run; machine: busy time of all cores (target, database, load generator and fake provider together)`,
     [
       "target",
       "clients",
@@ -69,11 +84,13 @@ export async function streamsSection(b: Bench, r: Results): Promise<void> {
         n,
         level.stallFree,
         failures(level.failed, level.firstError),
+        ms(level.frameDelayP50),
+        ms(level.frameDelayP99),
         ms(level.addedGapP99),
         ms(level.firstDeltaP50),
         level.seconds.toFixed(1),
         ours ? ratio(level.stallFree, theirs.stallFree) : "—",
-        ours ? ratio(level.addedGapP99, theirs.addedGapP99) : "—",
+        ours ? ratio(level.frameDelayP99, theirs.frameDelayP99) : "—",
         ours ? ratio(level.firstDeltaP50, theirs.firstDeltaP50) : "—",
       ]);
       await new Promise((resolve) => setTimeout(resolve, 1000)); // let sockets close
@@ -81,17 +98,19 @@ export async function streamsSection(b: Bench, r: Results): Promise<void> {
   }
   await b.provider.setPace({ delayMs: 0, chunks: 5, chunkGapMs: 0 });
   printTable(
-    `4. Concurrent streams, opened evenly over ${STREAM_RAMP_MS} ms; the provider streams ${STREAM_PACE.chunks} deltas ${STREAM_PACE.chunkGapMs} ms apart. Stall-free: completed with no two frames over 1 s apart. Per-frame delay: delta-to-delta gap at the client minus the provider's ${STREAM_PACE.chunkGapMs} ms. First delta: from sending the request to the first text delta (Portkey holds every stream's first chunk about 25 ms on purpose). The fake provider read directly, with nothing between, is the floor: the delay that the load generator and the provider add on this machine by themselves`,
+    `4. Concurrent streams, opened evenly over ${STREAM_RAMP_MS} ms; the provider streams ${STREAM_PACE.chunks} deltas ${STREAM_PACE.chunkGapMs} ms apart. Stall-free: completed with no two frames over 1 s apart. Per-frame delay, on one clock: each delta's arrival at the client minus the time the provider wrote it (the provider stamps its send time into every delta), so a frame held back by a burst of starts counts, however steady the gaps. Gap delay: delta-to-delta gap at the client minus the provider's ${STREAM_PACE.chunkGapMs} ms (blind to a constant hold-up). First delta: from sending the request to the first text delta (Portkey holds every stream's first chunk about 25 ms on purpose). The fake provider read directly, with nothing between, is the floor: the delay that the load generator and the provider add on this machine by themselves`,
     [
       "target",
       "streams",
       "stall-free",
       "failed",
-      "added per-frame p99 ms",
+      "per-frame delay p50 ms",
+      "per-frame delay p99 ms",
+      "gap delay p99 ms",
       "first delta p50 ms",
       "wall s",
       "stall-free ours/Portkey",
-      "per-frame p99 ours/Portkey",
+      "per-frame delay p99 ours/Portkey",
       "first delta ours/Portkey",
     ],
     rows,
@@ -114,5 +133,97 @@ export function printMemory(b: Bench, memory: Memory, settleMs: number): void {
       n === pkName ? "—" : ratio(memory.idle.get(n), memory.idle.get(pkName)),
       n === pkName ? "—" : ratio(memory.loaded.get(n), memory.loaded.get(pkName)),
     ]),
+  );
+}
+
+/**
+ * Table 8: where the service's turns spent their time, from its own phase
+ * histogram, at concurrency 1 (the latency blocks) and at PHASE_CLIENTS
+ * clients (the throughput run), beside the added latency and the machine's
+ * synced-commit time.
+ */
+export function printPhases(b: Bench, r: Results): void {
+  const rows: (string | number)[][] = [];
+  for (const s of b.services) {
+    const one = r.phases.get(`${s.target.name}@1`);
+    const many = r.phases.get(`${s.target.name}@${PHASE_CLIENTS}`);
+    if (one === undefined && many === undefined) continue;
+    for (const phase of PHASES) {
+      const a = one?.get(phase);
+      const c = many?.get(phase);
+      if (a === undefined && c === undefined) continue;
+      rows.push([
+        s.store,
+        PROVIDER_PHASES.has(phase) ? `${phase} (provider)` : phase,
+        ms(a?.p50),
+        ms(a?.p99),
+        ms(a?.mean),
+        ms(c?.p50),
+        ms(c?.p99),
+        ms(c?.mean),
+      ]);
+    }
+    const own = (m: typeof one, pick: "p50" | "mean") =>
+      m === undefined ? undefined : [...m].filter(([p]) => !PROVIDER_PHASES.has(p) && p !== HANDLER)
+        .reduce((sum, [, x]) => sum + x[pick], 0);
+    const handler = (m: typeof one) => m?.get(HANDLER);
+    const added = r.added.get(s.target.name);
+    rows.push([
+      s.store,
+      "the whole request in the service's handler (switchyard_http_request_duration_seconds, execute)",
+      ms(handler(one)?.p50),
+      ms(handler(one)?.p99),
+      ms(handler(one)?.mean),
+      ms(handler(many)?.p50),
+      ms(handler(many)?.p99),
+      ms(handler(many)?.mean),
+    ]);
+    rows.push([
+      s.store,
+      "the service's phases together (sum)",
+      ms(own(one, "p50")),
+      "",
+      ms(own(one, "mean")),
+      ms(own(many, "p50")),
+      "",
+      ms(own(many, "mean")),
+    ]);
+    rows.push([
+      s.store,
+      "added latency at concurrency 1 (table 1); phases p50 sum / added p50",
+      ms(added?.p50),
+      ms(added?.p99),
+      ratio(own(one, "p50"), added?.p50),
+      "",
+      "",
+      "",
+    ]);
+    const floor = r.floors.get(s.store);
+    if (floor !== undefined) {
+      rows.push([
+        s.store,
+        `the machine's floor: ${floor.what}${floor.settings ? ` (${floor.settings})` : ""}`,
+        ms(floor.commit.p50),
+        ms(floor.commit.p99),
+        "",
+        "",
+        "",
+        "",
+      ]);
+    }
+  }
+  printTable(
+    `8. Where a turn waits: the service's own phase histogram (switchyard_turn_phase_seconds, the phases of its Server-Timing header), scraped before and after the timed latency blocks (concurrency 1, buffered turns) and the ${PHASE_CLIENTS}-client throughput run (provider answering in 20 ms); quantiles interpolated within the histogram's buckets. The provider's phases are what the direct baseline pays too`,
+    [
+      "store",
+      "phase",
+      "p50 ms, 1 client",
+      "p99 ms, 1 client",
+      "mean ms, 1 client",
+      `p50 ms, ${PHASE_CLIENTS} clients`,
+      `p99 ms, ${PHASE_CLIENTS} clients`,
+      `mean ms, ${PHASE_CLIENTS} clients`,
+    ],
+    rows,
   );
 }

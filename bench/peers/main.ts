@@ -2,8 +2,10 @@
  * `deno task bench:peers`: the service side by side with Portkey, the gateway
  * most people would pick instead, both calling the same fake Chat Completions
  * server (a process of its own). Each target runs in its own process on a free
- * port; the load generator is this process. Prints markdown tables with the
- * ratio ours/Portkey, then issue 10's "Done when" list with pass/fail.
+ * port (the service started with the README's own command under Deno); the
+ * load generator is this process. Prints markdown tables with the ratio
+ * ours/Portkey, where the service's turns wait (its own phase histogram, beside
+ * the machine's synced-commit time), then the targets with pass/fail.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import process from "node:process";
 import { createScratchDatabase } from "../../tests/support/databases.ts";
 import { runDecisionBench } from "../decision.ts";
 import { startServiceClient } from "../turn_http.ts";
+import { README_START } from "../service_process.ts";
 import { printDoneWhen } from "./done_when.ts";
 import { readOptions, type Section } from "./options.ts";
 import { installPeers, nodeVersion, portkeyVersion, startPortkey } from "./portkey.ts";
@@ -22,11 +25,13 @@ import { type Bench, type Memory, newResults, type Service } from "./context.ts"
 import { BENCH_OPERATOR_TOKEN, budgetSection } from "./budget_section.ts";
 import { compatSection } from "./compat_section.ts";
 import { depthSection, latencySection, previewSection } from "./latency_sections.ts";
-import { printMemory, streamsSection, throughputSection } from "./load_sections.ts";
+import { printMemory, printPhases, streamsSection, throughputSection } from "./load_sections.ts";
+import { diskSyncFloor, postgresCommitFloor } from "./commit_floor.ts";
 import { directTarget, portkeyTarget, serviceTarget } from "./targets.ts";
 
 const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
-const SETTLE_MS = 3000;
+/** Idle memory is read this long after the service answered and a user signed in. */
+const SETTLE_MS = 1000;
 
 /** DATABASE_URL, else the local server when 127.0.0.1:5432 answers, else none. */
 function postgresUrl(): Promise<string | undefined> {
@@ -61,6 +66,7 @@ installPeers();
 const decisionP99 = Math.max(...runDecisionBench().map((row) => row.p99));
 const cleanups: (() => Promise<void>)[] = [];
 const services: Service[] = [];
+const results = newResults();
 try {
   const provider = await startProviderProcess();
   cleanups.unshift(provider.stop);
@@ -85,9 +91,11 @@ try {
       ROUTER_AUTH_OPERATOR_TOKEN: BENCH_OPERATOR_TOKEN,
       ...(dataDir === null ? {} : { ROUTER_STORAGE_PATH: join(dataDir, "data") }),
     };
-    const client = await startServiceClient(provider.url, url, [], env);
+    const client = await startServiceClient(provider.url, url, [], env, undefined, true);
     cleanups.unshift(client.close);
     services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
+    const floor = url === undefined ? diskSyncFloor(dataDir!) : await postgresCommitFloor(url);
+    results.floors.set(store, floor);
   }
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const pkName = `Portkey ${portkeyVersion()}`;
@@ -112,12 +120,13 @@ try {
     `Load generator: ${runtime}, fetch, in the process running this benchmark. ` +
       `Fake provider (bench/chat_provider.ts): a ${runtime} process of its own. ` +
       `Portkey: Node.js ${nodeVersion()} (start-server.js --headless). ` +
-      `Service: ${runtime} (src/runtime), ${services.map((s) => s.store).join(" and ")}` +
+      `Service: ${
+        process.versions.bun ? `${runtime} (src/runtime/bun.ts)` : `\`${README_START.join(" ")}\``
+      }, ${services.map((s) => s.store).join(" and ")}` +
       `${skipped(options.stores.has("postgres"), adminUrl)}. ` +
       `All on one machine with ${navigator.hardwareConcurrency} cores.`,
   );
 
-  const results = newResults();
   const has = (s: Section) => options.sections.has(s);
   if (has("latency")) await latencySection(bench, results);
   if (has("depth")) await depthSection(bench, results);
@@ -135,6 +144,7 @@ try {
     memory.loaded.set(pkName, peaks.get(portkey.pid)!);
     for (const s of services) memory.loaded.set(s.target.name, peaks.get(s.client.pid)!);
   }
+  printPhases(bench, results);
   printMemory(bench, memory, SETTLE_MS);
   printDoneWhen(bench, results, memory, decisionP99);
   console.log(

@@ -70,7 +70,7 @@ export function readOptions(
     stores: listOf("--stores", flags.get("stores") ?? env.BENCH_STORES, STORES),
     latency: quick
       ? { blocks: 4, perBlock: 25, warmUp: 10 }
-      : { blocks: 10, perBlock: 50, warmUp: 30 },
+      : { blocks: 40, perBlock: 50, warmUp: 200 },
     throughputClients: [32, 64],
     throughputSeconds: quick ? 3 : 10,
     streamLevels: quick ? [128, 512] : [128, 512, 1024],

@@ -8,6 +8,7 @@ import { postJson } from "../service_process.ts";
 import { readDataFrames } from "../stream_http.ts";
 import { executeTurn, PROVIDER_KEY, type ServiceClient, TURN_BODY } from "../turn_http.ts";
 import { portkeyHeaders } from "./portkey.ts";
+import { sentAtMs } from "../chat_provider.ts";
 
 /** Arrival times (ms since the request was sent) of one streamed answer's frames. */
 export interface StreamTrace {
@@ -15,6 +16,11 @@ export interface StreamTrace {
   frames: number[];
   /** The frames carrying the provider's text deltas. */
   deltas: number[];
+  /**
+   * Each text delta's delay on one clock: its arrival minus the time the
+   * provider wrote it (the send time the delta carries).
+   */
+  delays: number[];
 }
 
 export interface Target {
@@ -41,10 +47,21 @@ async function readStream(
   if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
     throw new Error(`no stream: ${response.status} ${await response.text()}`);
   }
-  const trace = { frames: [] as number[], deltas: [] as number[], last: "" };
+  const trace = {
+    frames: [] as number[],
+    deltas: [] as number[],
+    delays: [] as number[],
+    last: "",
+  };
+  // `start` on the clock the provider stamps its deltas with (performance.now() is per process).
+  const startShared = performance.timeOrigin + start;
   await readDataFrames(response, start, (data, at) => {
     trace.frames.push(at);
-    if (isDelta(data)) trace.deltas.push(at);
+    if (isDelta(data)) {
+      trace.deltas.push(at);
+      const sent = sentAtMs(data);
+      if (sent !== null) trace.delays.push(startShared + at - sent);
+    }
     trace.last = data;
   });
   return trace;

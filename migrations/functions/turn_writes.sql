@@ -69,11 +69,12 @@ BEGIN
       ORDER BY ord
     )
     INSERT INTO usage_events (session_id, trace_id, provider, model, task_type, input_tokens,
-                              output_tokens, cached_tokens, reasoning_tokens, cost, currency,
-                              sealed, created_at)
+                              output_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
+                              cost, currency, sealed, created_at)
     SELECT (u ->> 'session_id')::uuid, (u ->> 'trace_id')::uuid, u ->> 'provider', u ->> 'model',
            u ->> 'task_type', (u ->> 'input_tokens')::int, (u ->> 'output_tokens')::int,
-           (u ->> 'cached_tokens')::int, (u ->> 'reasoning_tokens')::int,
+           (u ->> 'cached_tokens')::int, (u ->> 'cache_write_tokens')::int,
+           (u ->> 'reasoning_tokens')::int,
            (u ->> 'cost')::numeric, u ->> 'currency', (u ->> 'sealed')::boolean,
            (u ->> 'created_at')::timestamptz
     FROM jsonb_array_elements(usage) WITH ORDINALITY AS t (u, ord)
@@ -230,12 +231,12 @@ BEGIN
     ORDER BY t.i, v.ord
   ), used AS (
     INSERT INTO usage_events (session_id, trace_id, provider, model, task_type, input_tokens,
-                              output_tokens, cached_tokens, reasoning_tokens, cost, currency,
-                              sealed, created_at)
+                              output_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
+                              cost, currency, sealed, created_at)
     SELECT (x.u ->> 'session_id')::uuid, (x.u ->> 'trace_id')::uuid, x.u ->> 'provider',
            x.u ->> 'model', x.u ->> 'task_type', (x.u ->> 'input_tokens')::int,
            (x.u ->> 'output_tokens')::int, (x.u ->> 'cached_tokens')::int,
-           (x.u ->> 'reasoning_tokens')::int, (x.u ->> 'cost')::numeric, x.u ->> 'currency',
+           (x.u ->> 'cache_write_tokens')::int, (x.u ->> 'reasoning_tokens')::int, (x.u ->> 'cost')::numeric, x.u ->> 'currency',
            (x.u ->> 'sealed')::boolean, (x.u ->> 'created_at')::timestamptz
     FROM jsonb_array_elements(ws) WITH ORDINALITY AS t (w, i)
     CROSS JOIN LATERAL jsonb_array_elements(t.w -> 'usage') WITH ORDINALITY AS x (u, ord)

@@ -32,6 +32,10 @@ export interface ModelDescriptor {
   /** Decimal strings, present only when the price is known. */
   input_cost_per_million_tokens?: string;
   output_cost_per_million_tokens?: string;
+  /** Price of prompt tokens read from the provider's cache; absent: the input price. */
+  cache_read_cost_per_million_tokens?: string;
+  /** Price of prompt tokens written to the provider's cache; absent: the input price. */
+  cache_write_cost_per_million_tokens?: string;
   default_parameters: Record<string, unknown>;
 }
 

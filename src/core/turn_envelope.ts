@@ -36,6 +36,10 @@ export interface TurnRouting {
 export interface TurnUsage {
   input_tokens?: number;
   output_tokens?: number;
+  /** Prompt tokens read from the provider's cache (part of `input_tokens`); shown when non-zero. */
+  cache_read_tokens?: number;
+  /** Prompt tokens written to the provider's cache (part of `input_tokens`); shown when non-zero. */
+  cache_write_tokens?: number;
   estimated_cost: string;
   currency: string;
 }
@@ -75,6 +79,8 @@ export function turnContext(selection: ContextSelection): CompletedData["context
 export interface ReportedUsage {
   input_tokens?: number;
   output_tokens?: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
 }
 
 /**
@@ -85,11 +91,14 @@ export function turnUsage(
   prices: Prices & { local?: boolean },
   reported: ReportedUsage,
 ): TurnUsage {
-  const { input_tokens, output_tokens } = reported;
+  const { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens } = reported;
+  const cache = { read: cache_read_tokens, write: cache_write_tokens };
   return {
     ...(input_tokens === undefined ? {} : { input_tokens }),
     ...(output_tokens === undefined ? {} : { output_tokens }),
-    estimated_cost: usageCost(prices, input_tokens ?? 0, output_tokens ?? 0) ?? "0",
+    ...(cache_read_tokens ? { cache_read_tokens } : {}),
+    ...(cache_write_tokens ? { cache_write_tokens } : {}),
+    estimated_cost: usageCost(prices, input_tokens ?? 0, output_tokens ?? 0, cache) ?? "0",
     currency: CURRENCY,
   };
 }

@@ -65,6 +65,8 @@ export interface Policy {
     remote: { mode: PermissionMode; blocked_paths: string[] };
     local: { mode: PermissionMode };
   };
+  /** Prompt caching (decisions.md §15); absent means `"auto"`. */
+  caching?: "auto" | "off";
 }
 
 export interface LocalPreferences {

@@ -26,6 +26,9 @@ export interface UsageDay {
   date: string;
   input_tokens: number;
   output_tokens: number;
+  /** Shown when non-zero, as in the session report. */
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
   total_tokens: number;
   estimated_cost: string;
   currency: string;
@@ -136,15 +139,26 @@ export function usagePeriod(
 export const periodEnd = (p: Period): Date => new Date(p.to.getTime() + DAY_MS);
 
 function byDay(events: readonly DatedCostEvent[], period: Period): UsageDay[] {
-  const days = new Map<string, { input: number; output: number; cost: Big; count: number }>();
+  type Day = {
+    input: number;
+    output: number;
+    read: number;
+    write: number;
+    cost: Big;
+    count: number;
+  };
+  const days = new Map<string, Day>();
   for (let t = period.from.getTime(); t <= period.to.getTime(); t += DAY_MS) {
-    days.set(dayString(new Date(t)), { input: 0, output: 0, cost: new Big(0), count: 0 });
+    const day = { input: 0, output: 0, read: 0, write: 0, cost: new Big(0), count: 0 };
+    days.set(dayString(new Date(t)), day);
   }
   for (const e of events) {
     const day = days.get(dayString(e.created_at));
     if (day === undefined) continue;
     day.input += e.input_tokens ?? 0;
     day.output += e.output_tokens ?? 0;
+    day.read += e.cached_tokens ?? 0;
+    day.write += e.cache_write_tokens ?? 0;
     if (e.cost !== null) day.cost = day.cost.plus(e.cost);
     day.count += 1;
   }
@@ -152,6 +166,8 @@ function byDay(events: readonly DatedCostEvent[], period: Period): UsageDay[] {
     date,
     input_tokens: d.input,
     output_tokens: d.output,
+    ...(d.read === 0 ? {} : { cache_read_tokens: d.read }),
+    ...(d.write === 0 ? {} : { cache_write_tokens: d.write }),
     total_tokens: d.input + d.output,
     estimated_cost: formatDecimal(d.cost),
     currency: CURRENCY,

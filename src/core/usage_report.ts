@@ -8,6 +8,9 @@
  *   add nothing (never zero-filled). A count no event reported is omitted.
  *   `total_tokens` is shown when either count is, as the sum of those shown.
  *   With no events at all the total shows zero counts (decisions.md §10).
+ *   The cache counts (`cache_read_tokens`, `cache_write_tokens`: the part of
+ *   the input read from and written to the provider's cache, decisions.md
+ *   §15) are shown where their sum is non-zero.
  * - Cost: an exact big.js sum of the events' costs; an unpriced event (cost
  *   null) adds nothing, as an unpriced model previews at "0" (decisions.md
  *   §10). Plain notation, trailing zeros trimmed, zero as "0".
@@ -25,6 +28,10 @@ export interface CostEvent {
   task_type: string;
   input_tokens: number | null;
   output_tokens: number | null;
+  /** Prompt tokens read from the provider's cache (the store's column name). */
+  cached_tokens?: number | null;
+  /** Prompt tokens written to the provider's cache. */
+  cache_write_tokens?: number | null;
   /** Decimal string; null when the model declares no prices. */
   cost: string | null;
 }
@@ -32,6 +39,8 @@ export interface CostEvent {
 interface TokenCounts {
   input_tokens?: number;
   output_tokens?: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
 }
 
 export interface UsageTotal extends TokenCounts {
@@ -64,15 +73,19 @@ export interface UsageReport {
 interface Bucket {
   input?: number;
   output?: number;
+  cacheRead: number;
+  cacheWrite: number;
   cost: Big;
   count: number;
 }
 
-const emptyBucket = (): Bucket => ({ cost: new Big(0), count: 0 });
+const emptyBucket = (): Bucket => ({ cacheRead: 0, cacheWrite: 0, cost: new Big(0), count: 0 });
 
 function add(bucket: Bucket, e: CostEvent): void {
   if (e.input_tokens !== null) bucket.input = (bucket.input ?? 0) + e.input_tokens;
   if (e.output_tokens !== null) bucket.output = (bucket.output ?? 0) + e.output_tokens;
+  bucket.cacheRead += e.cached_tokens ?? 0;
+  bucket.cacheWrite += e.cache_write_tokens ?? 0;
   if (e.cost !== null) bucket.cost = bucket.cost.plus(e.cost);
   bucket.count += 1;
 }
@@ -81,6 +94,8 @@ function tokens(b: Bucket): TokenCounts {
   return {
     ...(b.input === undefined ? {} : { input_tokens: b.input }),
     ...(b.output === undefined ? {} : { output_tokens: b.output }),
+    ...(b.cacheRead === 0 ? {} : { cache_read_tokens: b.cacheRead }),
+    ...(b.cacheWrite === 0 ? {} : { cache_write_tokens: b.cacheWrite }),
   };
 }
 

@@ -136,6 +136,7 @@ export async function settleModelCall(
     d.routing.model,
     usage.inputTokens ?? 0,
     usage.outputTokens ?? 0,
+    { read: usage.cachedInputTokens, write: usage.cacheWriteTokens },
   ) ?? "0";
   const settlement = { ...reservation, cost, now: t.deps.now() };
   // A plaintext turn writes it with its records, in the commit that ends or pauses the turn

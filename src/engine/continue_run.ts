@@ -64,6 +64,7 @@ async function supersedeRun(
     now: deps.now(),
     userId: session.user_id,
   });
+  call.timing.lap("claim");
   if (taken === null) refuse(continuation.type, null);
   deps.watcher.superseded(taken.run.id, taken.run.supersede_seq);
   deps.telemetry.runClaimed(continuation.type, true);
@@ -79,6 +80,7 @@ async function supersedeRun(
     seq: taken.run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     async run(live) {
       const t: TurnContext = { ...base, ...live, budgeted: taken.budgeted };
       if (value.type !== "inject") return await idleTurn(t);
@@ -99,6 +101,7 @@ async function supersedeRun(
 
 export async function continueRun(call: TurnCall, continuation: Continuation): Promise<Response> {
   const { deps, session } = call;
+  call.timing.lap("parse");
   const turnId = deps.newId();
   if (continuation.type === "break" || continuation.type === "inject") {
     return await supersedeRun(call, continuation, turnId);
@@ -112,6 +115,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     userId: session.user_id,
     pauseKinds: waiting?.pause_kinds ?? [],
   });
+  call.timing.lap("claim");
   if (claim.kind === "no_active_run") refuse(continuation.type, null);
   if (claim.kind !== "claimed") refuse(continuation.type, claim.run);
   deps.telemetry.runClaimed("continue", false);
@@ -141,6 +145,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     seq: run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     async run(live) {
       const t: TurnContext = { ...base, ...live, budgeted: claim.budgeted };
       return next === "idle" ? await idleTurn(t) : await runTurns(t);

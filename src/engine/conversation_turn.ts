@@ -20,6 +20,7 @@ import { REQUEST_SUPPORT, unsupportedOption } from "../providers/request_support
 import { isRemoteImage } from "../providers/image_parts.ts";
 import type { ContentNeed } from "../core/candidate_walk.ts";
 import type {
+  CacheMark,
   ChatMessage,
   SamplingOptions,
   ToolChoice,
@@ -31,9 +32,10 @@ import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
 import { imagesAsNotes, type OmittedImage } from "./image_notes.ts";
-import { callModel, type ModelReply } from "./provider_call.ts";
+import { callModel, type ModelReply, promptCaching } from "./provider_call.ts";
 import { RecordedTurnFailure } from "./recorded_failure.ts";
 import { respondWithTurn } from "./respond.ts";
+import { entered } from "./entry_queue.ts";
 import { newRunInput } from "./run_input.ts";
 import { type TurnCall, turnContextFor } from "./start_run.ts";
 import {
@@ -65,6 +67,10 @@ export interface ConversationTurn {
   request: TurnRequest;
   /** The client's system prompt, sent as it is; null: none. */
   system: string | null;
+  /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
+  systemCache?: CacheMark;
+  /** The client's own prompt-cache key (OpenAI's `prompt_cache_key`); else the session's id. */
+  cacheKey?: string;
   split: ConversationSplit;
   /** Attachment paths the equivalent body made up for path-less tool results: never disclosed paths. */
   madeUpPaths: ReadonlySet<string>;
@@ -209,6 +215,7 @@ async function invoke(
     apiKey: model.auth === "none" ? undefined : t.credentials.get(model.provider),
     timeoutMs: t.deps.config.limits.providerTimeoutMs,
     system: turn.system ?? "",
+    ...(turn.systemCache === undefined ? {} : { systemCache: turn.systemCache }),
     messages,
     tools,
     effort: d.routing.effort,
@@ -216,8 +223,10 @@ async function invoke(
     ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
     ...(turn.maxOutputTokens === undefined ? {} : { maxOutputTokens: turn.maxOutputTokens }),
     stream,
+    caching: promptCaching(t.input.request.policy, t.session.id, turn.cacheKey),
     signal: t.signal,
     newId: t.deps.newId,
+    timing: t.timing,
     onEvent: (e) => {
       probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
@@ -318,8 +327,10 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const sent = messagesFor(t, turn, d);
     const refused = unhonoured(t, turn, d, tools, sent.messages);
     if (refused !== null) return await failTurn(t, refused);
+    t.timing.lap("decision");
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
+    t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
     if (sent.omitted.length > 0) {
       await noteTrace(t, omittedEvents(decisionScope(baseScope(t), d), sent.omitted, sent.why));
@@ -389,6 +400,10 @@ async function answered(
     stopReason: reply.stopReason,
     inputTokens: usage.input_tokens ?? null,
     outputTokens: usage.output_tokens ?? null,
+    ...(usage.cache_read_tokens === undefined ? {} : { cacheReadTokens: usage.cache_read_tokens }),
+    ...(usage.cache_write_tokens === undefined
+      ? {}
+      : { cacheWriteTokens: usage.cache_write_tokens }),
   };
   (t.records.conversations ??= []).push({
     userId: t.session.user_id,
@@ -456,6 +471,7 @@ export async function startConversationTurn(
       ),
     );
   }
+  await entered(call.timing);
   const claim = await deps.claims.claim({
     sessionId: session.id,
     runId,
@@ -467,6 +483,7 @@ export async function startConversationTurn(
     records,
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
   });
+  call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     if (fork !== undefined) return await startConversationTurn(await fork(), turn);
     throw ServiceError.of(
@@ -483,6 +500,7 @@ export async function startConversationTurn(
       seq: claim.run.supersede_seq,
       stream: call.stream,
       surface: call.surface,
+      timing: call.timing,
       run: (live) => oneCall({ ...base, ...live, budgeted: claim.budgeted }, turn),
     });
   } catch (error) {

@@ -9,9 +9,12 @@ import { replyReserve } from "../core/candidate_walk.ts";
 import type { ModelDescriptor } from "../core/model.ts";
 import { adapterFor } from "../providers/adapter_for.ts";
 import type { ProviderEntry } from "../providers/registry.ts";
+import type { Policy } from "../core/turn_request_types.ts";
 import type {
+  CacheMark,
   ChatMessage,
   Effort,
+  PromptCaching,
   ReasoningBlock,
   SamplingOptions,
   StopReason,
@@ -20,6 +23,7 @@ import type {
   ToolChoice,
   ToolSpec,
 } from "../providers/types.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface ModelReply {
   text: string;
@@ -43,6 +47,8 @@ export interface ModelCall {
   apiKey?: string;
   timeoutMs: number;
   system: string;
+  /** A client's cache breakpoint after its system prompt (the Anthropic surface). */
+  systemCache?: CacheMark;
   messages: ChatMessage[];
   tools: ToolSpec[];
   effort: Effort;
@@ -52,9 +58,29 @@ export interface ModelCall {
   /** The client's own output limit; else the model's reply reserve. */
   maxOutputTokens?: number;
   stream: boolean;
+  /** What the service adds for the provider's prompt cache (see `promptCaching`). */
+  caching?: PromptCaching;
   signal: AbortSignal;
   newId: () => string;
+  /** The request's phases: the provider's request, connect, first byte and rest. */
+  timing: PhaseClock;
   onEvent: (event: ReplyEvent) => void;
+}
+
+/**
+ * Prompt caching under the policy's `caching` (decisions.md §15): `"auto"`
+ * (the default) places Anthropic breakpoints where the client placed none and
+ * keys OpenAI's cache by the session; `"off"` adds nothing of the service's
+ * own. A key the client sent is its own and always goes through.
+ */
+export function promptCaching(
+  policy: Pick<Policy, "caching">,
+  sessionId: string,
+  clientKey?: string,
+): PromptCaching {
+  const auto = policy.caching !== "off";
+  const key = clientKey ?? (auto ? sessionId : undefined);
+  return { placeMarks: auto, ...(key === undefined ? {} : { key }) };
 }
 
 /** Throws the adapter's `ProviderError` on failure; returns the partial reply on abort. */
@@ -75,6 +101,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
   };
   let reasoning = "";
   let signature: string | undefined;
+  const timing = c.timing;
+  let first = true;
   try {
     const events = adapterFor(c.entry.protocol).invoke(
       {
@@ -82,10 +110,13 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         baseUrl: c.entry.base_url,
         apiKey: c.apiKey,
         timeoutMs: c.timeoutMs,
+        onSend: () => timing.lap("request"),
+        onHeaders: () => timing.lap("provider_connect"),
       },
       {
         model: c.model.model,
         system: c.system,
+        ...(c.systemCache === undefined ? {} : { systemCache: c.systemCache }),
         messages: c.messages,
         ...(c.tools.length > 0 ? { tools: c.tools } : {}),
         ...(c.model.capabilities.reasoning === true ? { effort: c.effort } : {}),
@@ -94,10 +125,15 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
         maxOutputTokens: c.maxOutputTokens ?? replyReserve(c.model),
         contextWindow: c.model.max_context_tokens,
         stream: c.stream,
+        ...(c.caching === undefined ? {} : { caching: c.caching }),
         signal: c.signal,
       },
     );
     for await (const event of events) {
+      if (first) {
+        first = false;
+        timing.lap("provider_first_byte");
+      }
       switch (event.type) {
         case "text_delta":
           reply.text += event.delta;
@@ -139,6 +175,8 @@ export async function callModel(c: ModelCall): Promise<ModelReply> {
   } catch (error) {
     if (!c.signal.aborted) throw error;
     reply.interrupted = true;
+  } finally {
+    timing.lap(first ? "provider_connect" : "provider_rest");
   }
   if (c.signal.aborted) reply.interrupted = true;
   if (reasoning !== "" || signature !== undefined) {

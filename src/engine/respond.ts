@@ -18,14 +18,8 @@ import {
   streamSink,
   type TurnSink,
 } from "./turn_sink.ts";
-import { startPacing } from "./start_pacing.ts";
-
-/**
- * Streamed turns that may start in one round of the event loop, per process. At 512 streams
- * opened at once, 16 halved the added per-frame p99 on PGlite and brought the first delta
- * sooner; a lone turn never waits.
- */
-const STREAM_STARTS = startPacing(16);
+import { entered } from "./entry_queue.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 /**
  * The API a turn was asked through: how its answer is written. The engine
@@ -54,6 +48,8 @@ export interface ClaimedTurn {
   seq: number;
   stream: boolean;
   surface: TurnSurface;
+  /** The request's phases: the turn's end is their last, and they are reported with it. */
+  timing: PhaseClock;
   run(live: TurnLive): Promise<TurnResult>;
 }
 
@@ -121,6 +117,8 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       : failure("internal_error", "internal error");
     return { kind: "failure", failure: failed };
   } finally {
+    turn.timing.lap("write");
+    probe.phases(turn.timing, deps.db.driver);
     guard.stop();
   }
 }
@@ -133,6 +131,8 @@ async function recover(turn: ClaimedTurn): Promise<void> {
 }
 
 export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
+  // The decision and the provider's request wait for their round, as the entry and the claim did.
+  await entered(turn.timing);
   if (!turn.stream) {
     const result = await guarded(turn, BUFFERED_SINK);
     if (result.kind === "failure") {
@@ -141,7 +141,6 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     }
     return turn.surface.answer(result, turn.turnId);
   }
-  await STREAM_STARTS.enter();
   const streamClosed = turn.deps.telemetry.streamOpened();
   const framing = turn.surface.framing(turn.turnId);
   const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, streamClosed);

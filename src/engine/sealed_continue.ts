@@ -70,6 +70,7 @@ export async function continueSealed(
     seq: run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     async run(live) {
       await storeSealed(deps.db, session.id, checked.sealed, deps.now());
       if (checked.type === "decrypted") return await runTurns({ ...base!, ...live });
@@ -178,6 +179,7 @@ export async function supersedeSealed(
     seq: taken.run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     async run(live) {
       if (checked.type === "break") {
         return handoff?.partial ? await encryptStep(st, "idle") : await idleTurn(st);

@@ -14,6 +14,7 @@ import { catalogForRequest } from "../providers/request_catalog.ts";
 import type { RunRow } from "../store/runs.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import { respondWithTurn, type TurnSurface } from "./respond.ts";
+import { entered } from "./entry_queue.ts";
 import { newRunInput, type RunInput } from "./run_input.ts";
 import { recordTrace, type SealScope, sealScope } from "./seal_scope.ts";
 import { newSealedState } from "./sealed_run.ts";
@@ -23,6 +24,7 @@ import type { EngineDeps, TurnBase, TurnContext } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
 import { historyFrom, memoryFrom, persistMessage } from "./turn_records.ts";
 import { noRecords } from "../store/turn_writes.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface TurnCall {
   deps: EngineDeps;
@@ -31,6 +33,8 @@ export interface TurnCall {
   stream: boolean;
   /** The API the turn was asked through: how its answer is written. */
   surface: TurnSurface;
+  /** The request's phases (RequestContext.timing), carried on to the turn's end. */
+  timing: PhaseClock;
 }
 
 /** Records the pending tool calls of a superseded pause as cancelled. */
@@ -59,7 +63,8 @@ export async function turnContextFor(
   const rc = await catalogForRequest(call.deps.registry, credentials, {
     cache: call.deps.listingCache,
   });
-  return { deps: call.deps, session: call.session, credentials, rc, ...run };
+  call.timing.lap("catalog");
+  return { deps: call.deps, session: call.session, credentials, rc, timing: call.timing, ...run };
 }
 
 /** The sealed prompt of an encrypted session's execute: its own key, well formed (§8). */
@@ -83,6 +88,7 @@ export async function startRun(
   ciphertext?: Envelope,
 ): Promise<Response> {
   const { deps, session } = call;
+  call.timing.lap("parse");
   checkSealedPrompt(session, ciphertext);
   const input = newRunInput(request);
   const runId = deps.newId();
@@ -97,6 +103,7 @@ export async function startRun(
   if (prompt !== undefined) {
     await persistMessage({ ...base, records: prompt }, { role: "user", text: request.input.text });
   }
+  await entered(call.timing);
   const claim = await deps.claims.claim({
     sessionId: session.id,
     runId,
@@ -111,6 +118,7 @@ export async function startRun(
       read: { userId: session.user_id, cache: deps.historyCache },
     }),
   });
+  call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     throw ServiceError.of(
       "run_in_flight",
@@ -130,6 +138,7 @@ export async function startRun(
     seq: claim.run.supersede_seq,
     stream: call.stream,
     surface: call.surface,
+    timing: call.timing,
     async run(live) {
       const t: TurnContext = {
         ...base,

@@ -126,6 +126,13 @@ export function costEvent(scope: TraceScope, usage: TurnUsage, cost: string | nu
     model: scope.model,
     ...(usage.input_tokens === undefined ? {} : { input_tokens: usage.input_tokens }),
     ...(usage.output_tokens === undefined ? {} : { output_tokens: usage.output_tokens }),
+    // turnUsage keeps a cache count only when it is non-zero.
+    ...(usage.cache_read_tokens === undefined
+      ? {}
+      : { cache_read_tokens: usage.cache_read_tokens }),
+    ...(usage.cache_write_tokens === undefined
+      ? {}
+      : { cache_write_tokens: usage.cache_write_tokens }),
     cost,
   });
 }

@@ -23,6 +23,7 @@ import type { TurnWatcher } from "./turn_watch.ts";
 import type { TurnWriter } from "../store/turn_writer.ts";
 import type { ExecuteClaimer } from "../store/run_admission.ts";
 import type { LostTurns } from "./lost_turns.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 /** Per-instance machinery of the engine. */
 export interface EngineDeps extends Deps {
@@ -52,6 +53,8 @@ export interface TurnBase {
   input: RunInput;
   /** Set exactly for an encrypted session. */
   seal: SealScope | null;
+  /** The request's phases (decision, budget, provider, write land here). */
+  timing: PhaseClock;
   /** What the claim read for the turn, so its first model call reads nothing more. */
   reading?: { history: HistoryMessage[]; memory: MemoryEntry[] };
   /**
@@ -89,6 +92,10 @@ export interface ModelAnswer {
   stopReason: StopReason | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** The part of `inputTokens` read from the provider's cache; absent: none reported. */
+  cacheReadTokens?: number;
+  /** The part of `inputTokens` written to the provider's cache; absent: none reported. */
+  cacheWriteTokens?: number;
 }
 
 export type TurnResult =

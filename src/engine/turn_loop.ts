@@ -24,7 +24,7 @@ import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { promptMessages, systemPreamble } from "./prompt.ts";
 import { fallbacks } from "./fallback_hops.ts";
-import { callModel, type ModelReply } from "./provider_call.ts";
+import { callModel, type ModelReply, promptCaching } from "./provider_call.ts";
 import { toolExchanges } from "./run_input.ts";
 import { decisionEvents, decisionScope, fallbackHopEvent } from "./trace_records.ts";
 import type { TurnContext, TurnResult } from "./turn_context.ts";
@@ -82,8 +82,10 @@ async function invoke(
     tools,
     effort: d.routing.effort,
     stream,
+    caching: promptCaching(t.input.request.policy, t.session.id),
     signal: t.signal,
     newId: t.deps.newId,
+    timing: t.timing,
     onEvent: (e) => {
       probe.firstDelta();
       if (e.type === "text") t.sink.emit(textDelta(e.delta));
@@ -115,6 +117,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
   for (let calls = 0; calls < MAX_MODEL_CALLS; calls++) {
     if (t.signal.aborted) return { kind: "superseded" };
     const memory = calls === 0 && t.reading !== undefined ? t.reading.memory : await loadMemory(t);
+    if (calls > 0 || t.reading === undefined) t.timing.lap("session");
     const provided = catalogInput(t.rc);
     const routing = t.probe.routing();
     const decided = decideTurn({
@@ -146,8 +149,10 @@ async function loop(t: TurnContext): Promise<TurnResult> {
         envelope: awaitingApprovalEnvelope(approval, t.turnId, t.seal?.toEncrypt),
       };
     }
+    t.timing.lap("decision");
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
+    t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
     t.sink.begin();
     const mediation = mediationContext(t, d);

@@ -167,8 +167,13 @@ export async function recordCost(
   const usage = turnUsage(model, {
     input_tokens: reported.inputTokens,
     output_tokens: reported.outputTokens,
+    cache_read_tokens: reported.cachedInputTokens,
+    cache_write_tokens: reported.cacheWriteTokens,
   });
-  const cost = usageCost(model, reported.inputTokens ?? 0, reported.outputTokens ?? 0);
+  const cost = usageCost(model, reported.inputTokens ?? 0, reported.outputTokens ?? 0, {
+    read: reported.cachedInputTokens,
+    write: reported.cacheWriteTokens,
+  });
   const scope = decisionScope(baseScope(t), d);
   t.probe.usage(d, reported, cost, t.seal !== null);
   await noteTrace(t, [costEvent(scope, usage, cost)]);
@@ -181,6 +186,7 @@ export async function recordCost(
     inputTokens: reported.inputTokens ?? null,
     outputTokens: reported.outputTokens ?? null,
     cachedTokens: reported.cachedInputTokens ?? null,
+    cacheWriteTokens: reported.cacheWriteTokens ?? null,
     reasoningTokens: reported.reasoningTokens ?? null,
     cost,
     sealed: t.seal !== null,

@@ -1,6 +1,7 @@
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import { MAX_BODY_DEPTH, nestsDeeperThan } from "./json_depth.ts";
 import { unstorableInBody } from "./unstorable_text.ts";
+import { ENTRY } from "../engine/entry_queue.ts";
 
 /** A body that cannot be taken at all: too large (413) or not a JSON object (400). */
 export class UnreadableBody extends Error {
@@ -71,6 +72,8 @@ export async function readJsonObject(
   limit: number,
 ): Promise<Record<string, unknown>> {
   const bytes = await readLimited(request, limit);
+  // Parsing waits for its round under a burst (engine/entry_queue.ts), counted in `parse`.
+  await ENTRY.enter();
   let text: string;
   let value: unknown;
   try {

@@ -2,6 +2,7 @@ import type { Failure } from "../core/errors.ts";
 import type { Deps } from "../deps.ts";
 import type { TurnReading } from "../store/run_admission.ts";
 import type { SessionRow } from "../store/sessions.ts";
+import type { PhaseClock } from "../telemetry/phase_clock.ts";
 import type { Params } from "./router.ts";
 
 export type { Deps };
@@ -27,6 +28,8 @@ export interface RequestContext {
   principal: Principal;
   /** The client's address (see client_address.ts), null when handled in process. */
   address: string | null;
+  /** Where the request's time goes, up to its answer (its `Server-Timing` header). */
+  timing: PhaseClock;
 }
 
 export interface Endpoint {

@@ -11,6 +11,8 @@ import { createRequestLimits } from "./rate_limits.ts";
 import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
 import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
+import { type PhaseClock, phaseClock } from "../telemetry/phase_clock.ts";
+import { entered, ENTRY } from "../engine/entry_queue.ts";
 import { ROUTES } from "./routes.ts";
 import { RecordedTurnFailure } from "../engine/recorded_failure.ts";
 import { anthropicError } from "../surfaces/anthropic_answer.ts";
@@ -75,16 +77,17 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     request: Request,
     url: URL,
     probe: RequestProbe,
+    timing: PhaseClock,
     connection?: Connection,
   ): Promise<Response> {
     const found = lookup(request, url);
     const render = compatErrorShape(request, url, found);
-    if (render === null) return await dispatch(request, url, probe, found, connection);
+    if (render === null) return await dispatch(request, url, probe, found, timing, connection);
     // Every answer under /v1/, errors included, in the shape and status of the API asked.
     const requestId = `req_${crypto.randomUUID().replaceAll("-", "")}`;
     let response: Response;
     try {
-      response = await dispatch(request, url, probe, found, connection);
+      response = await dispatch(request, url, probe, found, timing, connection);
     } catch (error) {
       response = toErrorResponse(error, deps, probe);
     }
@@ -105,6 +108,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     url: URL,
     probe: RequestProbe,
     found: ReturnType<typeof lookup>,
+    timing: PhaseClock,
     connection?: Connection,
   ): Promise<Response> {
     const queryCredential = credentialInQuery(url);
@@ -129,7 +133,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       );
     }
     probe.route = found.path;
-    return await admitted(request, url, found.handler, found.params, connection);
+    return await admitted(request, url, found.handler, found.params, timing, connection);
   }
 
   async function admitted(
@@ -137,27 +141,40 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     url: URL,
     endpoint: Endpoint,
     params: Params,
+    timing: PhaseClock,
     connection?: Connection,
   ): Promise<Response> {
     const address = clientAddress(request, connection, deps.config.limits.rate.trustForwardedFor);
-    const principal = await admit(request, endpoint, params, address);
+    // Under a burst, requests enter within the loop's time for starts: running streams go first.
+    await entered(timing);
+    let principal: Principal | Response;
+    try {
+      principal = await admit(request, endpoint, params, address);
+    } finally {
+      if (endpoint.auth !== "none") timing.lap("auth");
+    }
     if (principal instanceof Response) return principal;
     const unstorable = unstorableInQuery(url);
     if (unstorable !== null) return errorResponse(unstorable, { status: 400 });
-    return await endpoint.handle({ request, url, params, deps, principal, address });
+    return await endpoint.handle({ request, url, params, deps, principal, address, timing });
   }
 
   return async (request, connection) => {
     const started = performance.now();
     const url = new URL(request.url);
     const probe = telemetry.request(request);
+    const timing = phaseClock(started);
     let response: Response;
+    ENTRY.begin();
     try {
       response = cors.preflight(request) ??
-        await probe.within(() => route(request, url, probe, connection));
+        await probe.within(() => route(request, url, probe, timing, connection));
     } catch (error) {
       response = toErrorResponse(error, deps, probe);
+    } finally {
+      ENTRY.end();
     }
+    serverTiming(response, timing);
     response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.
     deps.logger.info("request", {
@@ -169,6 +186,17 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     });
     return probe.end(request.method, response);
   };
+}
+
+/** The phases the request went through before its answer's headers (none: no header). */
+function serverTiming(response: Response, timing: PhaseClock): void {
+  const value = timing.header();
+  if (value === null) return;
+  try {
+    response.headers.set("server-timing", value);
+  } catch {
+    // A response whose headers cannot change (none the service makes) goes out without it.
+  }
 }
 
 /** A compatible answer's request id, for the log line a client's report can be matched to. */

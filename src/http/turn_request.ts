@@ -87,6 +87,7 @@ const Policy = object({
     remote: { mode: "ask" as const, blocked_paths: [] },
     local: { mode: "allow" as const },
   })),
+  "caching?": "'auto' | 'off'",
 });
 
 const LocalPreferences = object({

@@ -47,6 +47,7 @@ function usageOf(raw: Record<string, unknown>): TokenUsage {
     inputTokens: input === undefined ? undefined : input + (cacheRead ?? 0) + (cacheWrite ?? 0),
     outputTokens: optionalCount(raw.output_tokens),
     cachedInputTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
   });
 }
 

@@ -3,9 +3,11 @@
  * preamble is the top-level `system`; tool results travel as `tool_result`
  * blocks in a user message; effort becomes an extended-thinking budget.
  */
+import { type CacheBreakpoints, cacheBreakpoints, cacheControl } from "./cache_marks.ts";
 import { wireImages } from "./image_parts.ts";
 import type {
   AssistantMessage,
+  CacheMark,
   ChatMessage,
   CompletionRequest,
   Effort,
@@ -71,10 +73,34 @@ function wireToolChoice(choice: ToolChoice): Record<string, unknown> {
   return { type: choice === "required" ? "any" : choice };
 }
 
-function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<string, unknown>[] {
+/**
+ * Content with a cache breakpoint on its last block: a string becomes one
+ * text block. Nothing to mark (an empty text) stays as it is: the API
+ * refuses empty text blocks.
+ */
+function marked(content: unknown, mark: CacheMark | undefined): unknown {
+  if (mark === undefined) return content;
+  if (typeof content === "string") {
+    return content === ""
+      ? content
+      : [{ type: "text", text: content, cache_control: cacheControl(mark) }];
+  }
+  const blocks = content as Record<string, unknown>[];
+  // Thinking blocks cannot carry a breakpoint; the last block of a message is never one.
+  const last = blocks.at(-1);
+  if (last === undefined || last.type === "thinking") return content;
+  return [...blocks.slice(0, -1), { ...last, cache_control: cacheControl(mark) }];
+}
+
+function wireMessages(
+  messages: readonly ChatMessage[],
+  idOf: IdOf,
+  marks: CacheBreakpoints["messages"],
+): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   let results: Record<string, unknown>[] | undefined;
-  for (const message of messages) {
+  for (const [i, message] of messages.entries()) {
+    const mark = marks.get(i);
     if (message.role === "tool") {
       const block: Record<string, unknown> = {
         type: "tool_result",
@@ -85,6 +111,7 @@ function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<stri
           : userContent({ role: "user", content: message.content, images: message.images }),
       };
       if (message.isError) block.is_error = true;
+      if (mark !== undefined) block.cache_control = cacheControl(mark);
       // Consecutive results answer one assistant turn: one user message holds them all.
       if (results === undefined) {
         results = [];
@@ -94,8 +121,9 @@ function wireMessages(messages: readonly ChatMessage[], idOf: IdOf): Record<stri
       continue;
     }
     results = undefined;
-    if (message.role === "user") out.push({ role: "user", content: userContent(message) });
-    else out.push({ role: "assistant", content: assistantContent(message, idOf) });
+    if (message.role === "user") {
+      out.push({ role: "user", content: marked(userContent(message), mark) });
+    } else out.push({ role: "assistant", content: marked(assistantContent(message, idOf), mark) });
   }
   return out;
 }
@@ -118,14 +146,27 @@ export function anthropicMessagesBody(
 ): Record<string, unknown> {
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: Record<string, unknown> = { model: request.model, max_tokens: maxTokens };
-  if (request.system) body.system = request.system;
-  body.messages = wireMessages(request.messages, wireCallIds(request.messages, provider));
+  const marks = cacheBreakpoints(request);
+  if (request.system) {
+    body.system = marks.system === undefined
+      ? request.system
+      : [{ type: "text", text: request.system, cache_control: cacheControl(marks.system) }];
+  }
+  body.messages = wireMessages(
+    request.messages,
+    wireCallIds(request.messages, provider),
+    marks.messages,
+  );
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.parameters,
-    }));
+    body.tools = request.tools.map((tool, i) => {
+      const mark = marks.tools.get(i);
+      return {
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.parameters,
+        ...(mark === undefined ? {} : { cache_control: cacheControl(mark) }),
+      };
+    });
     if (request.toolChoice !== undefined) body.tool_choice = wireToolChoice(request.toolChoice);
   }
   const budget = anthropicThinkingBudget(request);

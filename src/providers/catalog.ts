@@ -14,6 +14,8 @@ export interface LiveModel {
   capabilities?: Capabilities;
   input_cost_per_million_tokens?: string;
   output_cost_per_million_tokens?: string;
+  cache_read_cost_per_million_tokens?: string;
+  cache_write_cost_per_million_tokens?: string;
 }
 
 const BY_ID = new Map<string, CatalogEntry>();
@@ -86,6 +88,10 @@ export function describeModel(provider: ProviderEntry, live: LiveModel): ModelDe
   const inputPrice = live.input_cost_per_million_tokens ?? known?.input_cost_per_million_tokens;
   const outputPrice = live.output_cost_per_million_tokens ??
     known?.output_cost_per_million_tokens;
+  const cacheReadPrice = live.cache_read_cost_per_million_tokens ??
+    known?.cache_read_cost_per_million_tokens;
+  const cacheWritePrice = live.cache_write_cost_per_million_tokens ??
+    known?.cache_write_cost_per_million_tokens;
   // Built in interface order, so the JSON of a descriptor is stable byte for byte.
   const descriptor: ModelDescriptor = {
     provider: provider.id,
@@ -102,6 +108,10 @@ export function describeModel(provider: ProviderEntry, live: LiveModel): ModelDe
     ...(maxOutput !== undefined ? { max_output_tokens: maxOutput } : {}),
     ...(inputPrice !== undefined ? { input_cost_per_million_tokens: inputPrice } : {}),
     ...(outputPrice !== undefined ? { output_cost_per_million_tokens: outputPrice } : {}),
+    ...(cacheReadPrice !== undefined ? { cache_read_cost_per_million_tokens: cacheReadPrice } : {}),
+    ...(cacheWritePrice !== undefined
+      ? { cache_write_cost_per_million_tokens: cacheWritePrice }
+      : {}),
     default_parameters: {},
   };
   return descriptor;

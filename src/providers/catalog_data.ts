@@ -5,6 +5,7 @@ import type { Capabilities } from "../core/model.ts";
  * limit, standard (short-context, non-batch) prices in USD per million tokens,
  * and capabilities. Tiered long-context prices (OpenAI above 272K input tokens,
  * Gemini 2.5 Pro above 200K) are not modelled: the base price is listed.
+ * Cache prices (decisions.md §15) are in `CACHE_PRICES` below.
  * An optional figure nobody published is left out, never guessed.
  */
 export interface CatalogEntry {
@@ -18,6 +19,8 @@ export interface CatalogEntry {
   max_output_tokens?: number;
   input_cost_per_million_tokens?: string;
   output_cost_per_million_tokens?: string;
+  cache_read_cost_per_million_tokens?: string;
+  cache_write_cost_per_million_tokens?: string;
 }
 
 const ALL: Capabilities = {
@@ -109,4 +112,56 @@ const GEMINI: CatalogEntry[] = [
   ]),
 ];
 
-export const CATALOG: readonly CatalogEntry[] = [...OPENAI, ...ANTHROPIC, ...GEMINI];
+/**
+ * Prompt-cache prices per million tokens, [read, write], from the same price
+ * lists: a read is a prompt token served from the provider's cache (OpenAI's
+ * "cached input", Anthropic's "cache hits", Gemini's "context caching"), a
+ * write one stored in it (Anthropic's 5-minute cache write, 1.25× input; a
+ * 1-hour write costs 2× and is priced as this one). OpenAI and Gemini charge
+ * no write premium and report no writes: theirs is left out and prices as
+ * input. Gemini's cache storage per hour applies to explicit caches only,
+ * which the service never creates.
+ */
+const CACHE_PRICES: Record<string, readonly [read: string, write?: string]> = {
+  "openai/gpt-5.5": ["0.5"],
+  "openai/gpt-5.4": ["0.25"],
+  "openai/gpt-5.4-mini": ["0.075"],
+  "openai/gpt-5.4-nano": ["0.02"],
+  "openai/gpt-5": ["0.125"],
+  "openai/gpt-5-mini": ["0.025"],
+  "openai/gpt-5-nano": ["0.005"],
+  "openai/o3": ["0.5"],
+  "openai/o4-mini": ["0.275"],
+  "openai/gpt-4.1": ["0.5"],
+  "openai/gpt-4.1-mini": ["0.1"],
+  "openai/gpt-4.1-nano": ["0.025"],
+  "openai/gpt-4o": ["1.25"],
+  "openai/gpt-4o-mini": ["0.075"],
+  "anthropic/claude-opus-4-8": ["0.5", "6.25"],
+  "anthropic/claude-opus-4-7": ["0.5", "6.25"],
+  "anthropic/claude-opus-4-6": ["0.5", "6.25"],
+  "anthropic/claude-opus-4-5": ["0.5", "6.25"],
+  "anthropic/claude-sonnet-4-6": ["0.3", "3.75"],
+  "anthropic/claude-sonnet-4-5": ["0.3", "3.75"],
+  "anthropic/claude-haiku-4-5": ["0.1", "1.25"],
+  "gemini/gemini-3.5-flash": ["0.15"],
+  "gemini/gemini-3-flash-preview": ["0.05"],
+  "gemini/gemini-2.5-pro": ["0.125"],
+  "gemini/gemini-2.5-flash": ["0.03"],
+  "gemini/gemini-2.5-flash-lite": ["0.01"],
+};
+
+function withCachePrices(entry: CatalogEntry): CatalogEntry {
+  const prices = CACHE_PRICES[`${entry.provider}/${entry.model}`];
+  if (prices === undefined) return entry;
+  const [read, write] = prices;
+  return {
+    ...entry,
+    cache_read_cost_per_million_tokens: read,
+    ...(write === undefined ? {} : { cache_write_cost_per_million_tokens: write }),
+  };
+}
+
+export const CATALOG: readonly CatalogEntry[] = [...OPENAI, ...ANTHROPIC, ...GEMINI].map(
+  withCachePrices,
+);

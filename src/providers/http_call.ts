@@ -57,6 +57,7 @@ export class ProviderCall {
     readDetail: ErrorDetailReader,
   ): Promise<Response> {
     const url = joinUrl(this.#target.baseUrl, path);
+    this.#target.onSend?.();
     let response: Response;
     try {
       response = await Promise.race([
@@ -71,6 +72,7 @@ export class ProviderCall {
     } catch (error) {
       throw this.#translate(error, "could not reach");
     }
+    this.#target.onHeaders?.();
     if (!response.ok) {
       const text = await this.#readText(response, MAX_ERROR_BODY);
       throw errorFromStatus(

@@ -22,6 +22,15 @@ const KEYS = [
   "capabilities",
   "input_cost_per_million_tokens",
   "output_cost_per_million_tokens",
+  "cache_read_cost_per_million_tokens",
+  "cache_write_cost_per_million_tokens",
+] as const;
+
+const PRICES = [
+  "input_cost_per_million_tokens",
+  "output_cost_per_million_tokens",
+  "cache_read_cost_per_million_tokens",
+  "cache_write_cost_per_million_tokens",
 ] as const;
 
 /** What is wrong, and the configuration key of the value at fault. */
@@ -62,7 +71,7 @@ function declaredModel(entry: Record<string, unknown>, at: string): LiveModel | 
     }
     model[key] = v;
   }
-  for (const key of ["input_cost_per_million_tokens", "output_cost_per_million_tokens"] as const) {
+  for (const key of PRICES) {
     const v = entry[key];
     if (v === undefined) continue;
     // A TOML float is binary floating point; money is an exact decimal string.

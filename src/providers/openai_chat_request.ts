@@ -124,6 +124,8 @@ export function openAiChatBody(
     body.max_completion_tokens = request.maxOutputTokens;
   }
   if (request.sampling) addSampling(body, request.sampling);
+  // Requests that share a key go to the same cache (OpenAI's prompt caching).
+  if (request.caching?.key !== undefined) body.prompt_cache_key = request.caching.key;
   return body;
 }
 

@@ -40,11 +40,21 @@ export interface ImagePart {
   readonly url?: string;
 }
 
+/**
+ * A prompt-cache breakpoint (Anthropic's `cache_control`): the prompt up to
+ * and including what carries it may be cached. `ttl` as the client sent it.
+ */
+export interface CacheMark {
+  readonly ttl?: string;
+}
+
 export interface UserMessage {
   readonly role: "user";
   readonly content: string;
   /** Sent after the text, in order; a URL image reaches only protocols that fetch URLs. */
   readonly images?: readonly ImagePart[];
+  /** A client's cache breakpoint at the end of this message. */
+  readonly cache?: CacheMark;
 }
 
 export interface AssistantMessage {
@@ -52,6 +62,7 @@ export interface AssistantMessage {
   readonly content: string;
   readonly toolCalls?: readonly ToolCall[];
   readonly reasoning?: readonly ReasoningBlock[];
+  readonly cache?: CacheMark;
 }
 
 /** The result of one tool call; the tool's name is found from the call in history. */
@@ -66,6 +77,7 @@ export interface ToolResultMessage {
    * input gets a text note in their place, engine/image_notes.ts).
    */
   readonly images?: readonly ImagePart[];
+  readonly cache?: CacheMark;
 }
 
 export type ChatMessage = UserMessage | AssistantMessage | ToolResultMessage;
@@ -75,6 +87,8 @@ export interface ToolSpec {
   readonly description: string;
   /** JSON Schema of the arguments object. */
   readonly parameters: Record<string, unknown>;
+  /** A client's cache breakpoint after this tool's definition. */
+  readonly cache?: CacheMark;
 }
 
 /** Whether and which tool the model must call; a name forces that one tool. */
@@ -107,6 +121,8 @@ export interface CompletionRequest {
   readonly model: string;
   /** System preamble; absent or empty sends none. */
   readonly system?: string;
+  /** A client's cache breakpoint after the system prompt. */
+  readonly systemCache?: CacheMark;
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly ToolSpec[];
   /** Sent only alongside `tools`: with no tool offered there is nothing to choose. */
@@ -122,8 +138,21 @@ export interface CompletionRequest {
    */
   readonly contextWindow?: number;
   readonly stream: boolean;
+  /** Prompt caching (decisions.md §15); absent: the request is sent as it is. */
+  readonly caching?: PromptCaching;
   /** Aborting stops the upstream call at once; the iteration then throws the abort reason. */
   readonly signal?: AbortSignal;
+}
+
+/**
+ * What the service adds for a provider's prompt cache. `placeMarks`: a
+ * request that carries no client mark gets Anthropic breakpoints placed (one
+ * after tools and system prompt, one on the last message); `key`: OpenAI's
+ * `prompt_cache_key`.
+ */
+export interface PromptCaching {
+  readonly placeMarks: boolean;
+  readonly key?: string;
 }
 
 /** Where and how to call: the provider id is used only in error messages. */
@@ -134,17 +163,23 @@ export interface ProviderTarget {
   readonly apiKey?: string;
   /** Covers the whole call, a stalled stream included. */
   readonly timeoutMs: number;
+  /** The request is about to be sent (its body built). */
+  readonly onSend?: () => void;
+  /** The provider's response headers arrived. */
+  readonly onHeaders?: () => void;
 }
 
 /**
  * Token counts as the provider reported them; a count the provider did not
  * report is absent, never zero. `inputTokens` counts every prompt token,
- * cached ones included; `cachedInputTokens` is the part read from a cache.
+ * cached ones included; `cachedInputTokens` is the part read from a cache and
+ * `cacheWriteTokens` the part written to one (Anthropic's cache creation).
  */
 export interface TokenUsage {
   inputTokens?: number;
   outputTokens?: number;
   cachedInputTokens?: number;
+  cacheWriteTokens?: number;
   reasoningTokens?: number;
 }
 

@@ -18,6 +18,7 @@ import m015 from "../../migrations/015_keys_and_operator.sql" with { type: "text
 import m016 from "../../migrations/016_instance_liveness_locks.sql" with { type: "text" };
 import m017 from "../../migrations/017_budget_reservations_index.sql" with { type: "text" };
 import m018 from "../../migrations/018_responses.sql" with { type: "text" };
+import m019 from "../../migrations/019_cache_write_tokens.sql" with { type: "text" };
 import m022 from "../../migrations/022_conversation_keys.sql" with { type: "text" };
 import fInstances from "../../migrations/functions/instances.sql" with { type: "text" };
 import fSessions from "../../migrations/functions/sessions.sql" with { type: "text" };
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 16, name: "016_instance_liveness_locks", sql: m016 },
   { version: 17, name: "017_budget_reservations_index", sql: m017 },
   { version: 18, name: "018_responses", sql: m018 },
+  { version: 19, name: "019_cache_write_tokens", sql: m019 },
   { version: 22, name: "022_conversation_keys", sql: m022 },
 ];
 

@@ -16,6 +16,7 @@ export interface UsageEventRow {
   input_tokens: number | null;
   output_tokens: number | null;
   cached_tokens: number | null;
+  cache_write_tokens: number | null;
   reasoning_tokens: number | null;
   cost: string | null;
   currency: string;
@@ -31,7 +32,10 @@ export interface NewUsageEvent {
   taskType: string;
   inputTokens?: number | null;
   outputTokens?: number | null;
+  /** Prompt tokens read from the provider's cache. */
   cachedTokens?: number | null;
+  /** Prompt tokens written to the provider's cache. */
+  cacheWriteTokens?: number | null;
   reasoningTokens?: number | null;
   /** Decimal string in plain notation (see core/cost.ts); null when unpriced. */
   cost?: string | null;
@@ -53,6 +57,7 @@ export function usageRecord(e: NewUsageEvent) {
     input_tokens: figure(e.inputTokens),
     output_tokens: figure(e.outputTokens),
     cached_tokens: figure(e.cachedTokens),
+    cache_write_tokens: figure(e.cacheWriteTokens),
     reasoning_tokens: figure(e.reasoningTokens),
     cost: figure(e.cost),
     currency: e.currency ?? "USD",
@@ -65,10 +70,10 @@ export async function appendUsageEvent(db: Queryable, e: NewUsageEvent): Promise
   const figure = <T>(value: T | null | undefined): T | null => e.sealed ? null : value ?? null;
   await db.query(
     `INSERT INTO usage_events (session_id, trace_id, provider, model, task_type, input_tokens,
-                               output_tokens, cached_tokens, reasoning_tokens, cost, currency,
-                               sealed, created_at)
-     VALUES (switchyard_held_session($1), $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11, $12,
-             $13)`,
+                               output_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
+                               cost, currency, sealed, created_at)
+     VALUES (switchyard_held_session($1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::numeric, $12,
+             $13, $14)`,
     [
       e.sessionId,
       e.traceId,
@@ -78,6 +83,7 @@ export async function appendUsageEvent(db: Queryable, e: NewUsageEvent): Promise
       figure(e.inputTokens),
       figure(e.outputTokens),
       figure(e.cachedTokens),
+      figure(e.cacheWriteTokens),
       figure(e.reasoningTokens),
       figure(e.cost),
       e.currency ?? "USD",
@@ -92,7 +98,8 @@ export async function listUsageEvents(db: Queryable, sessionId: string): Promise
   // Ordered by the qualified column: a bare `seq` would name the text output column.
   const rows = await db.query<UsageEventRow>(
     `SELECT seq::text AS seq, trace_id, provider, model, task_type, input_tokens, output_tokens,
-            cached_tokens, reasoning_tokens, cost::text AS cost, currency, sealed, created_at
+            cached_tokens, cache_write_tokens, reasoning_tokens, cost::text AS cost, currency,
+            sealed, created_at
      FROM usage_events WHERE session_id = $1 ORDER BY usage_events.seq`,
     [sessionId],
   );

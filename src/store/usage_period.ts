@@ -22,7 +22,7 @@ export async function listUsersUsage(
 ): Promise<UserCostEvent[]> {
   return await db.query<UserCostEvent>(
     `SELECT s.user_id, e.provider, e.model, e.task_type, e.input_tokens, e.output_tokens,
-            e.cost::text AS cost, e.created_at
+            e.cached_tokens, e.cache_write_tokens, e.cost::text AS cost, e.created_at
      FROM usage_events e JOIN sessions s ON s.id = e.session_id
      WHERE ($1::uuid[] IS NULL OR s.user_id = ANY($1::uuid[]))
        AND e.created_at >= $2 AND e.created_at < $3

@@ -28,6 +28,21 @@ function stopReason(answer: ModelAnswer): string {
   return STOP[answer.stopReason ?? "stop"];
 }
 
+/**
+ * Anthropic's usage: `input_tokens` is the uncached rest of the prompt, beside
+ * what was read from and written to the cache (decisions.md §15).
+ */
+function usageOf(answer: ModelAnswer) {
+  const read = answer.cacheReadTokens ?? 0;
+  const write = answer.cacheWriteTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, (answer.inputTokens ?? 0) - read - write),
+    cache_creation_input_tokens: write,
+    cache_read_input_tokens: read,
+    output_tokens: answer.outputTokens ?? 0,
+  };
+}
+
 function errorOf(failure: Failure) {
   return { type: surfaceError("anthropic", failure.code).type, message: failure.message };
 }
@@ -85,7 +100,7 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
           content,
           stop_reason: stopReason(answer),
           stop_sequence: null,
-          usage: { input_tokens: answer.inputTokens ?? 0, output_tokens: answer.outputTokens ?? 0 },
+          usage: usageOf(answer),
         }),
         {
           status: 200,
@@ -112,7 +127,13 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
             content: [],
             stop_reason: null,
             stop_sequence: null,
-            usage: { input_tokens: inputTokens, output_tokens: 0 },
+            // What the cache holds is known only when the call ends: message_delta says it.
+            usage: {
+              input_tokens: inputTokens,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens: 0,
+              output_tokens: 0,
+            },
           },
         });
       };
@@ -177,10 +198,7 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
             opening() + close() +
               event("message_delta", {
                 delta: { stop_reason: stopReason(answer), stop_sequence: null },
-                usage: {
-                  input_tokens: answer.inputTokens ?? 0,
-                  output_tokens: answer.outputTokens ?? 0,
-                },
+                usage: usageOf(answer),
               }) +
               event("message_stop", {}),
           );

@@ -6,6 +6,7 @@
  * Thinking settings are left to the policy's effort; unknown fields are ignored.
  */
 import type {
+  CacheMark,
   ChatMessage,
   ImagePart,
   SamplingOptions,
@@ -33,6 +34,34 @@ const FIELDS: Record<string, string> = {
   top_p: "top_p",
   temperature: "temperature",
 };
+
+/**
+ * A block's `cache_control`, kept so it reaches an Anthropic model as sent
+ * (decisions.md §15); absent when the block has none.
+ */
+function cacheMark(block: Record<string, unknown>, path: string): CacheMark | undefined {
+  const control = block.cache_control;
+  if (control === undefined || control === null) return undefined;
+  if (!isObject(control) || control.type !== "ephemeral") {
+    throw invalid(`${path}.cache_control`, '{"type": "ephemeral"}');
+  }
+  if (control.ttl === undefined || control.ttl === null) return {};
+  if (typeof control.ttl !== "string") throw invalid(`${path}.cache_control.ttl`, "a string");
+  return { ttl: control.ttl };
+}
+
+/** The last mark of a block list (the one nearest the end of what it covers). */
+function lastMark(content: unknown, path: string): CacheMark | undefined {
+  if (!Array.isArray(content)) return undefined;
+  let mark: CacheMark | undefined;
+  content.forEach((b, i) => {
+    if (isObject(b)) mark = cacheMark(b, `${path}[${i}]`) ?? mark;
+  });
+  return mark;
+}
+
+const withMark = <T extends ChatMessage>(message: T, mark: CacheMark | undefined): T =>
+  mark === undefined ? message : { ...message, cache: mark };
 
 function blockText(content: unknown, path: string): string {
   if (typeof content === "string") return content;
@@ -76,28 +105,34 @@ function userMessages(content: unknown, path: string): ChatMessage[] {
   const results: ChatMessage[] = [];
   const texts: string[] = [];
   const images: ImagePart[] = [];
+  let userMark: CacheMark | undefined;
   content.forEach((b, i) => {
     const at = `${path}[${i}]`;
     if (!isObject(b)) throw invalid(at, "a content block");
-    if (b.type === "text" && typeof b.text === "string") texts.push(b.text);
-    else if (b.type === "image") images.push(image(b, at));
-    else if (b.type === "tool_result") {
+    const mark = cacheMark(b, at);
+    if (b.type === "text" && typeof b.text === "string") {
+      texts.push(b.text);
+      userMark = mark ?? userMark;
+    } else if (b.type === "image") {
+      images.push(image(b, at));
+      userMark = mark ?? userMark;
+    } else if (b.type === "tool_result") {
       if (typeof b.tool_use_id !== "string") throw invalid(`${at}.tool_use_id`, "a string");
       const result = resultContent(b.content, `${at}.content`);
-      results.push({
+      results.push(withMark({
         role: "tool",
         callId: b.tool_use_id,
         content: result.text,
         isError: b.is_error === true,
         ...(result.images.length === 0 ? {} : { images: result.images }),
-      });
+      }, mark));
     } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
   });
   if (texts.length === 0 && images.length === 0) return results;
   const user: ChatMessage = images.length === 0
     ? { role: "user", content: texts.join("\n") }
     : { role: "user", content: texts.join("\n"), images };
-  return [...results, user];
+  return [...results, withMark(user, userMark)];
 }
 
 function assistantMessage(content: unknown, path: string): ChatMessage {
@@ -118,9 +153,13 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
     } else throw unsupported(`${at}.type`, `content block type ${JSON.stringify(b.type)}`);
   });
   const text = texts.join("");
-  return calls.length === 0
-    ? { role: "assistant", content: text }
-    : { role: "assistant", content: text, toolCalls: calls };
+  const mark = lastMark(content, path);
+  return withMark(
+    calls.length === 0
+      ? { role: "assistant", content: text }
+      : { role: "assistant", content: text, toolCalls: calls },
+    mark,
+  );
 }
 
 /** The content index of a user message's `n`th tool result (they come first in what it adds). */
@@ -193,6 +232,7 @@ function tools(raw: unknown): ToolSpec[] {
     if (t.type !== undefined && t.type !== "custom") {
       throw unsupported(`tools[${i}].type`, `server tool ${JSON.stringify(t.type)}`);
     }
+    const mark = cacheMark(t, `tools[${i}]`);
     return {
       name: t.name,
       description: typeof t.description === "string" ? t.description : "",
@@ -200,6 +240,7 @@ function tools(raw: unknown): ToolSpec[] {
         type: "object",
         properties: {},
       }),
+      ...(mark === undefined ? {} : { cache: mark }),
     };
   });
 }
@@ -236,9 +277,12 @@ function sampling(body: Record<string, unknown>): SamplingOptions | undefined {
 export function anthropicConversation(body: Record<string, unknown>) {
   if (typeof body.model !== "string" || body.model === "") throw invalid("model", "a model name");
   const { messages, systems } = conversation(body.messages);
+  const text = system(body.system, systems);
+  const systemCache = text === null ? undefined : lastMark(body.system, "system");
   return {
     model: body.model,
-    system: system(body.system, systems),
+    system: text,
+    ...(systemCache === undefined ? {} : { systemCache }),
     messages,
     tools: tools(body.tools),
   };
@@ -273,7 +317,7 @@ export function metadataSessionKey(metadata: unknown): string | null {
 }
 
 export function anthropicMessagesRequest(body: Record<string, unknown>): CompatRequest {
-  const { model, system, messages, tools } = anthropicConversation(body);
+  const { model, system, systemCache, messages, tools } = anthropicConversation(body);
   const max = body.max_tokens;
   if (typeof max !== "number" || !Number.isInteger(max) || max < 1) {
     throw invalid("max_tokens", "an integer of at least 1");
@@ -292,6 +336,7 @@ export function anthropicMessagesRequest(body: Record<string, unknown>): CompatR
     surface: "anthropic",
     model,
     system,
+    ...(systemCache === undefined ? {} : { systemCache }),
     messages,
     tools,
     ...(choice === undefined ? {} : { toolChoice: choice }),

@@ -14,7 +14,13 @@ import type { ModelAnswer } from "../engine/turn_context.ts";
 import type { RequestContext } from "../http/context.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
-import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
+import type {
+  CacheMark,
+  ChatMessage,
+  SamplingOptions,
+  ToolChoice,
+  ToolSpec,
+} from "../providers/types.ts";
 import {
   conversationKeyDigest,
   insertKeyedSession,
@@ -33,6 +39,10 @@ export interface CompatRequest {
   surface: SurfaceName;
   model: string;
   system: string | null;
+  /** The client's cache breakpoint after its system prompt (Anthropic's `cache_control`). */
+  systemCache?: CacheMark;
+  /** The client's own prompt-cache key (OpenAI's `prompt_cache_key`). */
+  cacheKey?: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
   toolChoice?: ToolChoice;
@@ -269,6 +279,8 @@ export function conversationTurnOf(
   return {
     request: parsed.value,
     system: request.system,
+    ...(request.systemCache === undefined ? {} : { systemCache: request.systemCache }),
+    ...(request.cacheKey === undefined ? {} : { cacheKey: request.cacheKey }),
     split,
     madeUpPaths: madeUpPaths(body),
     tools: request.tools,
@@ -294,13 +306,17 @@ export async function runCompatTurn(
   surface: (session: SessionRow) => TurnSurface,
 ): Promise<Response> {
   acceptTurns(ctx.deps);
+  ctx.timing.lap("parse");
   const read = await readRequest(ctx, request);
+  ctx.timing.lap("session");
   const { policy, explicit, named, keyDigest, found } = read;
   if (request.complete !== undefined) {
     request = request.complete(read.references ?? { previous: null, items: new Map() });
   }
   const turn = conversationTurnOf(request, policy, explicit);
+  ctx.timing.lap("parse");
   const session = await sessionFor(ctx, request, named, keyDigest, found);
+  ctx.timing.lap("session");
   const deps = engineDeps(ctx.deps);
   const callIn = (session: SessionRow) => ({
     deps,
@@ -308,6 +324,7 @@ export async function runCompatTurn(
     headers: ctx.request.headers,
     stream: request.stream,
     surface: surface(session),
+    timing: ctx.timing,
   });
   return await startConversationTurn(
     callIn(session),

@@ -36,6 +36,8 @@ function usageOf(answer: ModelAnswer) {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
+    // The part of prompt_tokens read from the provider's cache, as OpenAI reports it.
+    prompt_tokens_details: { cached_tokens: answer.cacheReadTokens ?? 0 },
   };
 }
 

@@ -313,6 +313,7 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
   const choice = toolChoice(body.tool_choice);
   const options = sampling(body);
   const streamOptions = objectOr(body.stream_options, "stream_options", {});
+  const key = conversationKey(body.prompt_cache_key);
   return {
     surface: "openai",
     model: body.model,
@@ -324,7 +325,8 @@ export function openAiChatRequest(body: Record<string, unknown>): OpenAiRequest 
     ...(max === undefined ? {} : { maxOutputTokens: max }),
     stream: body.stream === true,
     includeUsage: streamOptions.include_usage === true,
-    ...(conversationKey(body.prompt_cache_key) ?? {}),
+    // The client's own key names its session and goes to the provider as sent (§12, §15).
+    ...(key === null ? {} : { ...key, cacheKey: key.conversationKey }),
     fieldOf: (option) => FIELDS[option] ?? option,
   };
 }

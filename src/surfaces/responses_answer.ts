@@ -42,7 +42,11 @@ function usageOf(answer: ModelAnswer) {
   const output = answer.outputTokens ?? 0;
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    // The parts of input_tokens read from and written to the provider's cache (decisions.md §15).
+    input_tokens_details: {
+      cached_tokens: answer.cacheReadTokens ?? 0,
+      cache_write_tokens: answer.cacheWriteTokens ?? 0,
+    },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: input + output,

@@ -8,6 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { registerProcessMetrics } from "./process_metrics.ts";
+import { phaseHistogram } from "./phase_histogram.ts";
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const MODEL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 180];
@@ -55,6 +56,7 @@ export function metricFamilies() {
       [],
       MODEL_BUCKETS,
     ),
+    turnPhases: phaseHistogram(registry),
     runsLive: gauge("switchyard_runs_live", "Turns running on this instance.", []),
     streamsLive: gauge("switchyard_sse_streams_live", "Open SSE streams of this instance.", []),
     runClaims: counter(

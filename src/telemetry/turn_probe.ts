@@ -8,6 +8,7 @@ import { type Span, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { Outcome } from "../core/errors.ts";
 import type { TurnDecision } from "../core/turn_decision.ts";
 import type { Instruments } from "./instruments.ts";
+import type { PhaseClock } from "./phase_clock.ts";
 import type { Tracing } from "./tracing.ts";
 
 export interface ModelRef {
@@ -39,6 +40,8 @@ export interface TurnProbe {
    * session's figures are sealed (decisions.md §8), so they are not counted.
    */
   usage(d: TurnDecision, reported: Tokens, costUsd: string | null, sealed: boolean): void;
+  /** The request's phases as the turn ended; `store` is the store's driver (pglite, postgres). */
+  phases(clock: PhaseClock, store: string): void;
   /** `outcome`: the envelope status, `failed` or `superseded`. */
   end(outcome: string): void;
 }
@@ -50,6 +53,7 @@ export const NO_TURN: TurnProbe = {
   call: () => NO_CALL,
   fallback() {},
   usage() {},
+  phases() {},
   end() {},
 };
 
@@ -169,6 +173,13 @@ export function turnProbe(
       u.output.inc(reported.outputTokens ?? 0);
       // The exact decimal becomes a float only here, at the exporter's edge.
       if (costUsd !== null) u.cost.inc(Number(costUsd));
+    },
+    phases(clock, store) {
+      m?.families.turnPhases.observe(store, clock);
+      if (span === undefined) return;
+      clock.forEach((phase, seconds) => {
+        span.setAttribute(`switchyard.phase.${phase}_ms`, seconds * 1000);
+      });
     },
     end(outcome) {
       if (ended) return;

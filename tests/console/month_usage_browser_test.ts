@@ -85,7 +85,7 @@ describe("the console's usage across sessions in Chromium", () => {
     const byModel = page.getByRole("table", { name: "By model" });
     assert.match(
       await byModel.innerText(),
-      /openai\/gpt-4o-mini\s+1\s+10,000\s+1,000\s+0\.0021 USD/,
+      /openai\/gpt-4o-mini\s+1\s+10,000\s+0\s+0\s+1,000\s+0\.0021 USD/,
     );
     assert.deepEqual(problems, []);
   });

@@ -1,10 +1,14 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import Big from "big.js";
+import { lookupCatalog } from "../../src/providers/catalog.ts";
+import type { TokenUsage } from "../../src/providers/types.ts";
 import {
   estimateCost,
   exceedsCostLimit,
   formatDecimal,
+  inputCostCeiling,
   isDecimalString,
   sumDecimals,
   usageCost,
@@ -77,6 +81,152 @@ describe("cost of usage", () => {
     assert.equal(sumDecimals(["0.1", "0.2", "0.0000001"]), "0.3000001");
     assert.equal(sumDecimals([]), "0");
   });
+});
+
+describe("cost of cached prompt tokens (decisions.md §15)", () => {
+  const prices = {
+    input_cost_per_million_tokens: "3",
+    output_cost_per_million_tokens: "15",
+    cache_read_cost_per_million_tokens: "0.3",
+    cache_write_cost_per_million_tokens: "3.75",
+  };
+  const cases: [
+    string,
+    number,
+    number,
+    { read?: number; write?: number },
+    string,
+  ][] = [
+    // uncached × 3 + reads × 0.3 + writes × 3.75 + output × 15, per 10^6
+    ["nothing cached is the plain formula", 1000, 500, {}, "0.0105"],
+    ["reads only", 1000, 0, { read: 800 }, "0.00084"],
+    ["writes only", 1000, 0, { write: 1000 }, "0.00375"],
+    [
+      "reads, writes and uncached",
+      6065,
+      120,
+      { read: 4200, write: 1840 },
+      "0.010035",
+    ],
+    ["zero counts", 0, 0, { read: 0, write: 0 }, "0"],
+    // A provider never reports more cached than prompt tokens; if one did, none is free.
+    ["more cached than prompt", 100, 0, { read: 100, write: 50 }, "0.0002175"],
+  ];
+  for (const [name, input, output, cache, cost] of cases) {
+    test(
+      name,
+      () => assert.equal(usageCost(prices, input, output, cache), cost),
+    );
+  }
+  test("a cache price the model does not declare is its input price", () => {
+    const plain = {
+      input_cost_per_million_tokens: "2",
+      output_cost_per_million_tokens: "8",
+    };
+    assert.equal(
+      usageCost(plain, 5000, 100, { read: 3000, write: 1000 }),
+      usageCost(plain, 5000, 100),
+    );
+    assert.equal(
+      usageCost(plain, 5000, 100, { read: 3000, write: 1000 }),
+      "0.0108",
+    );
+    // A read price alone: writes still cost input.
+    assert.equal(
+      usageCost(
+        { ...plain, cache_read_cost_per_million_tokens: "0.5" },
+        5000,
+        0,
+        {
+          read: 4000,
+          write: 1000,
+        },
+      ),
+      "0.004",
+    );
+  });
+  test("the input cost ceiling: the highest price a prompt token can cost, never passed", () => {
+    assert.equal(inputCostCeiling(prices, 10_000), "0.0375");
+    assert.equal(inputCostCeiling({ input_cost_per_million_tokens: "2" }, 10_000), "0.02");
+    assert.equal(inputCostCeiling({}, 10_000), "0");
+    // However the cache splits the prompt, its real input cost stays within the ceiling.
+    for (const [read, write] of [[0, 0], [10_000, 0], [0, 10_000], [4000, 6000]]) {
+      const real = usageCost(prices, 10_000, 0, { read, write })!;
+      assert.ok(!new Big(real).gt(inputCostCeiling(prices, 10_000)), `${read}/${write}: ${real}`);
+    }
+  });
+  test("cache prices alone still make a model priced", () => {
+    assert.equal(
+      usageCost({ cache_read_cost_per_million_tokens: "1" }, 10, 0, {
+        read: 10,
+      }),
+      "0.00001",
+    );
+  });
+});
+
+/** The usage a recorded provider fixture yields (its adapter's normalised `usage` event). */
+function recordedUsage(path: string): TokenUsage {
+  const fixture = JSON.parse(
+    readFileSync(
+      new URL(`../../fixtures/providers/${path}.json`, import.meta.url),
+      "utf8",
+    ),
+  ) as { expected: { type: string; usage?: TokenUsage }[] };
+  const event = fixture.expected.find((e) => e.type === "usage");
+  assert.ok(event?.usage, `${path} reports usage`);
+  return event.usage;
+}
+
+describe("recorded cache reads and writes, priced with the shipped catalog", () => {
+  // [fixture, provider, model, the cost worked out by hand from the fixture's own figures]
+  const cases: [string, string, string, string][] = [
+    // 12 × 3 + 2048 × 0.3 + 0 × 3.75 + 5 × 15 = 725.4 → 0.0007254
+    [
+      "anthropic/usage_cached_tokens",
+      "anthropic",
+      "claude-sonnet-4-5",
+      "0.0007254",
+    ],
+    // 25 × 3 + 4200 × 0.3 + 1840 × 3.75 + 120 × 15 = 10035 → 0.010035
+    [
+      "anthropic/cache_marks_placed",
+      "anthropic",
+      "claude-sonnet-4-5",
+      "0.010035",
+    ],
+    // 8 × 1 + 0 × 0.1 + 3000 × 1.25 + 42 × 5 = 3968 → 0.003968
+    [
+      "anthropic/cache_marks_client",
+      "anthropic",
+      "claude-haiku-4-5",
+      "0.003968",
+    ],
+    // (2006 − 1920) × 0.15 + 1920 × 0.075 + 4 × 0.6 = 159.3 → 0.0001593
+    ["openai/usage_cached_tokens", "openai", "gpt-4o-mini", "0.0001593"],
+    // (3120 − 2944) × 0.15 + 2944 × 0.075 + 18 × 0.6 = 258 → 0.000258
+    ["openai/prompt_cache_key", "openai", "gpt-4o-mini", "0.000258"],
+    // (2100 − 2048) × 0.3 + 2048 × 0.03 + 4 × 2.5 = 87.04 → 0.00008704
+    ["gemini/usage_cached_tokens", "gemini", "gemini-2.5-flash", "0.00008704"],
+  ];
+  for (const [fixture, provider, model, cost] of cases) {
+    test(`${fixture} on ${provider}/${model} costs ${cost}`, () => {
+      const usage = recordedUsage(fixture);
+      const prices = lookupCatalog(provider, model);
+      assert.ok(prices !== undefined);
+      assert.ok(
+        (usage.cachedInputTokens ?? 0) + (usage.cacheWriteTokens ?? 0) > 0,
+        "cached",
+      );
+      assert.equal(
+        usageCost(prices, usage.inputTokens ?? 0, usage.outputTokens ?? 0, {
+          read: usage.cachedInputTokens,
+          write: usage.cacheWriteTokens,
+        }),
+        cost,
+      );
+    });
+  }
 });
 
 describe("preview estimate", () => {

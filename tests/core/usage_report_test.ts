@@ -119,6 +119,58 @@ describe("usage report", () => {
     );
   });
 
+  test("cache reads and writes are summed and shown where non-zero", () => {
+    const report = usageReport([
+      ev({
+        model: "claude",
+        input_tokens: 6065,
+        output_tokens: 120,
+        cached_tokens: 4200,
+        cache_write_tokens: 1840,
+        cost: "0.010035",
+      }),
+      ev({
+        model: "claude",
+        task_type: "edit",
+        input_tokens: 6200,
+        output_tokens: 80,
+        cached_tokens: 6065,
+        cache_write_tokens: 0,
+        cost: "0.0034",
+      }),
+      ev({
+        model: "gpt-4o",
+        input_tokens: 10,
+        output_tokens: 5,
+        cost: "0.0001",
+      }),
+    ], plain);
+    assert.deepEqual(report.total, {
+      input_tokens: 12275,
+      output_tokens: 205,
+      cache_read_tokens: 10265,
+      cache_write_tokens: 1840,
+      total_tokens: 12480,
+      estimated_cost: "0.013535",
+      currency: "USD",
+    });
+    assert.deepEqual(
+      report.by_model.map((
+        m,
+      ) => [m.model, m.cache_read_tokens, m.cache_write_tokens]),
+      [
+        ["claude", 10265, 1840],
+        ["gpt-4o", undefined, undefined],
+      ],
+    );
+    assert.deepEqual(
+      report.by_task_type.map((
+        t,
+      ) => [t.task_type, t.cache_read_tokens, t.cache_write_tokens]),
+      [["chat", 4200, 1840], ["edit", 6065, undefined]],
+    );
+  });
+
   test("a count no event reported is omitted, never zero-filled", () => {
     const report = usageReport([ev({ input_tokens: 12, cost: "0.01" })], plain);
     assert.deepEqual(report.total, {

@@ -46,7 +46,14 @@ describe("shipped catalog data", () => {
       if (e.max_output_tokens !== undefined) {
         assert.ok(e.max_output_tokens > 0 && e.max_output_tokens <= e.max_context_tokens);
       }
-      for (const price of [e.input_cost_per_million_tokens, e.output_cost_per_million_tokens]) {
+      for (
+        const price of [
+          e.input_cost_per_million_tokens,
+          e.output_cost_per_million_tokens,
+          e.cache_read_cost_per_million_tokens,
+          e.cache_write_cost_per_million_tokens,
+        ]
+      ) {
         if (price === undefined) continue;
         assert.match(price, /^(0|[1-9]\d*)(\.\d*[1-9])?$/, `${e.model} price ${price}`);
         assert.equal(new Big(price).toFixed(), price);
@@ -69,6 +76,32 @@ describe("shipped catalog data", () => {
     assert.deepEqual(figures("anthropic", "claude-sonnet-4-6"), [1_000_000, 128_000, "3", "15"]);
     assert.deepEqual(figures("anthropic", "claude-haiku-4-5"), [200_000, 64_000, "1", "5"]);
     assert.deepEqual(figures("gemini", "gemini-2.5-flash-lite"), [1_048_576, 65_536, "0.1", "0.4"]);
+  });
+
+  test("every model has a cache read price below its input price; writes only where charged", () => {
+    for (const e of CATALOG) {
+      const read = e.cache_read_cost_per_million_tokens;
+      assert.ok(read !== undefined, `${e.provider}/${e.model} has a cache read price`);
+      assert.ok(new Big(read).lt(e.input_cost_per_million_tokens!), `${e.model} read < input`);
+      const write = e.cache_write_cost_per_million_tokens;
+      if (e.provider === "anthropic") {
+        // Anthropic's published rule: 5-minute writes 1.25×, reads 0.1× the input price.
+        const input = new Big(e.input_cost_per_million_tokens!);
+        assert.equal(write, input.times("1.25").toFixed(), `${e.model} write`);
+        assert.equal(read, input.times("0.1").toFixed(), `${e.model} read`);
+      } else assert.equal(write, undefined, `${e.model}: no write premium`);
+    }
+    const cache = (p: string, m: string) => {
+      const e = lookupCatalog(p, m);
+      return e && [e.cache_read_cost_per_million_tokens, e.cache_write_cost_per_million_tokens];
+    };
+    assert.deepEqual(cache("openai", "gpt-5.5"), ["0.5", undefined]);
+    assert.deepEqual(cache("openai", "gpt-4o-mini"), ["0.075", undefined]);
+    assert.deepEqual(cache("openai", "gpt-4.1"), ["0.5", undefined]);
+    assert.deepEqual(cache("anthropic", "claude-sonnet-4-5-20250929"), ["0.3", "3.75"]);
+    assert.deepEqual(cache("anthropic", "claude-opus-4-8"), ["0.5", "6.25"]);
+    assert.deepEqual(cache("gemini", "gemini-2.5-flash"), ["0.03", undefined]);
+    assert.deepEqual(cache("gemini", "gemini-2.5-pro"), ["0.125", undefined]);
   });
 });
 
@@ -94,6 +127,9 @@ describe("describeModel", () => {
       max_output_tokens: 64_000,
       input_cost_per_million_tokens: "1",
       output_cost_per_million_tokens: "5",
+      // Anthropic's published cache prices: reads 0.1×, 5-minute writes 1.25× the input price.
+      cache_read_cost_per_million_tokens: "0.1",
+      cache_write_cost_per_million_tokens: "1.25",
       default_parameters: {},
     });
   });
@@ -197,6 +233,7 @@ describe("descriptor JSON", () => {
       "max_output_tokens",
       "input_cost_per_million_tokens",
       "output_cost_per_million_tokens",
+      "cache_read_cost_per_million_tokens",
       "default_parameters",
     ]);
   });

@@ -75,6 +75,43 @@ for (const store of storesUnderTest(process.env)) {
       }
     });
 
+    test("cache reads and writes are stored, alone, in a batch and by a direct insert", async () => {
+      const turns = await Promise.all(
+        Array.from({ length: 4 }, () => claimedTurn(db)),
+      );
+      const writer = turnWriter(db);
+      const cached = (t: Turn, k: number): ReturnType<typeof turnEnd> => {
+        const [move, records] = turnEnd(t);
+        const usage = {
+          ...records.usage[0],
+          cachedTokens: 100 * k,
+          cacheWriteTokens: 10 * k,
+        };
+        return [move, { ...records, usage: [usage] }];
+      };
+      // The first goes alone; the others end while it is in flight and share a batch.
+      await Promise.all(
+        turns.slice(0, 3).map((t, k) => writer.write(...cached(t, k + 1))),
+      );
+      const [, direct] = cached(turns[3], 4);
+      await appendUsageEvent(db, direct.usage[0]);
+      for (const [k, t] of turns.entries()) {
+        const [row] = await listUsageEvents(db, t.sessionId);
+        assert.deepEqual([row.cached_tokens, row.cache_write_tokens], [
+          100 * (k + 1),
+          10 * (k + 1),
+        ]);
+      }
+      // Not reported: NULL, never 0.
+      const plain = await claimedTurn(db);
+      await writer.write(...turnEnd(plain));
+      const [row] = await listUsageEvents(db, plain.sessionId);
+      assert.deepEqual([row.cached_tokens, row.cache_write_tokens], [
+        null,
+        null,
+      ]);
+    });
+
     test("a superseded turn in a batch is told so and its reply is interrupted; the others move", async () => {
       const [a, b, c] = await Promise.all([claimedTurn(db), claimedTurn(db), claimedTurn(db)]);
       const writer = turnWriter(db);

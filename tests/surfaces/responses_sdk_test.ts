@@ -171,6 +171,17 @@ describe("the openai client on /v1/responses", () => {
     assert.equal(stored.id, final.id);
   });
 
+  test("cached input tokens are reported as input_tokens_details.cached_tokens", async () => {
+    await storePolicy(POLICY);
+    await h.openai.enqueueFixture("openai", "usage_cached_tokens");
+    const final = await client().responses.stream({ model: "switchyard", input: "Hi again" })
+      .finalResponse();
+    assert.equal(final.output_text, "Hi again.");
+    assert.equal(final.usage?.input_tokens, 2006);
+    assert.equal(final.usage?.input_tokens_details.cached_tokens, 1920);
+    assert.equal(final.usage?.total_tokens, 2010);
+  });
+
   test("a function-tool round trip: the call, its output, and the answer", async () => {
     await storePolicy(POLICY);
     h.openai.enqueue(openAiToolCallStream("read_file", { path: "src/app.ts" }));

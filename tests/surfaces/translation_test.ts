@@ -256,6 +256,7 @@ describe("an Anthropic request to the neutral turn", () => {
       metadata: { user_id: "u" },
     });
     assert.equal(r.system, "Be brief. Really.");
+    assert.deepEqual(r.systemCache, {});
     assert.deepEqual(r.messages, [
       { role: "user", content: "read a.ts" },
       {
@@ -270,6 +271,112 @@ describe("an Anthropic request to the neutral turn", () => {
     assert.deepEqual(r.sampling, { temperature: 0.5, topP: 0.8, stop: ["END"] });
     assert.equal(r.maxOutputTokens, 64);
     assert.equal(r.fieldOf("stop"), "stop_sequences");
+  });
+
+  test("cache_control marks reach the neutral turn where the client put them", () => {
+    const r = anthropicMessagesRequest({
+      model: "switchyard/demo",
+      max_tokens: 64,
+      system: [{
+        type: "text",
+        text: "Rules.",
+        cache_control: { type: "ephemeral", ttl: "1h" },
+      }],
+      tools: [{
+        name: "read_file",
+        input_schema: { type: "object" },
+        cache_control: { type: "ephemeral" },
+      }],
+      messages: [
+        {
+          role: "user",
+          content: [{
+            type: "text",
+            text: "read a.ts",
+            cache_control: { type: "ephemeral" },
+          }],
+        },
+        {
+          role: "assistant",
+          content: [{
+            type: "tool_use",
+            id: "toolu_1",
+            name: "read_file",
+            input: { path: "a.ts" },
+            cache_control: { type: "ephemeral" },
+          }],
+        },
+        {
+          role: "user",
+          content: [{
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: "export {}",
+            cache_control: { type: "ephemeral", ttl: "5m" },
+          }, { type: "text", text: "and now?" }],
+        },
+      ],
+    });
+    assert.deepEqual(r.systemCache, { ttl: "1h" });
+    assert.deepEqual(r.tools.map((t) => t.cache), [{}]);
+    assert.deepEqual(r.messages.map((m) => m.cache), [
+      {},
+      {},
+      { ttl: "5m" },
+      undefined,
+    ]);
+    // A mark is not part of the conversation: the digest that finds a session ignores it.
+    const unmarked = anthropicMessagesRequest({
+      model: "switchyard/demo",
+      max_tokens: 64,
+      system: "Rules.",
+      tools: [{ name: "read_file", input_schema: { type: "object" } }],
+      messages: [
+        { role: "user", content: "read a.ts" },
+        {
+          role: "assistant",
+          content: [{
+            type: "tool_use",
+            id: "toolu_1",
+            name: "read_file",
+            input: { path: "a.ts" },
+          }],
+        },
+        {
+          role: "user",
+          content: [{
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: "export {}",
+          }, {
+            type: "text",
+            text: "and now?",
+          }],
+        },
+      ],
+    });
+    assert.equal(
+      conversationDigest(r.system, r.messages),
+      conversationDigest(unmarked.system, unmarked.messages),
+    );
+    assert.throws(
+      () =>
+        anthropicMessagesRequest({
+          model: "switchyard/demo",
+          max_tokens: 64,
+          messages: [{
+            role: "user",
+            content: [{
+              type: "text",
+              text: "x",
+              cache_control: { type: "persistent" },
+            }],
+          }],
+        }),
+      (e: unknown) =>
+        e instanceof ServiceError &&
+        e.failure.details?.path === "messages[0].content[0].cache_control",
+    );
   });
 
   const refused: [
@@ -395,7 +502,12 @@ describe("an answer to OpenAI's shapes", () => {
         logprobs: null,
         finish_reason: "tool_calls",
       }],
-      usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+      usage: {
+        prompt_tokens: 12,
+        completion_tokens: 5,
+        total_tokens: 17,
+        prompt_tokens_details: { cached_tokens: 0 },
+      },
     });
   });
 
@@ -442,6 +554,20 @@ describe("an answer to OpenAI's shapes", () => {
       prompt_tokens: 12,
       completion_tokens: 5,
       total_tokens: 17,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
+  });
+
+  test("cache reads in OpenAI's own field, prompt_tokens counting them", async () => {
+    const cached: TurnResult = {
+      kind: "answer",
+      answer: { ...ANSWER, inputTokens: 2006, cacheReadTokens: 1920 },
+    };
+    assert.deepEqual((await surface.answer(cached, TURN).json()).usage, {
+      prompt_tokens: 2006,
+      completion_tokens: 5,
+      total_tokens: 2011,
+      prompt_tokens_details: { cached_tokens: 1920 },
     });
   });
 
@@ -474,7 +600,12 @@ describe("an answer to Anthropic's shapes", () => {
       ],
       stop_reason: "tool_use",
       stop_sequence: null,
-      usage: { input_tokens: 12, output_tokens: 5 },
+      usage: {
+        input_tokens: 12,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: 5,
+      },
     });
   });
 
@@ -501,7 +632,12 @@ describe("an answer to Anthropic's shapes", () => {
       "message_delta",
       "message_stop",
     ]);
-    assert.deepEqual(events[0].message.usage, { input_tokens: 10, output_tokens: 0 });
+    assert.deepEqual(events[0].message.usage, {
+      input_tokens: 10,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 0,
+    });
     assert.equal(events[0].message.model, "openai/gpt-4o-mini");
     assert.deepEqual(events.filter((e) => e.type === "content_block_start").map((e) => e.index), [
       0,
@@ -513,7 +649,37 @@ describe("an answer to Anthropic's shapes", () => {
       partial_json: '{"path":"a.ts"}',
     });
     assert.deepEqual(events.at(-2).delta, { stop_reason: "tool_use", stop_sequence: null });
-    assert.deepEqual(events.at(-2).usage, { input_tokens: 12, output_tokens: 5 });
+    assert.deepEqual(events.at(-2).usage, {
+      input_tokens: 12,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 5,
+    });
+  });
+
+  test("cache reads and writes in Anthropic's own fields; input_tokens is the uncached rest", async () => {
+    const cached: TurnResult = {
+      kind: "answer",
+      answer: {
+        ...ANSWER,
+        inputTokens: 2060,
+        cacheReadTokens: 1500,
+        cacheWriteTokens: 500,
+      },
+    };
+    const usage = {
+      input_tokens: 60,
+      cache_creation_input_tokens: 500,
+      cache_read_input_tokens: 1500,
+      output_tokens: 5,
+    };
+    assert.deepEqual((await surface.answer(cached, TURN).json()).usage, usage);
+    const text = frames(surface, EVENTS, cached);
+    const delta = text.split("\n\n").find((f) => f.startsWith("event: message_delta"))!;
+    assert.deepEqual(
+      JSON.parse(delta.split("\n")[1].replace(/^data: /, "")).usage,
+      usage,
+    );
   });
 
   test("a failure after output began is an error event and no message_stop", () => {

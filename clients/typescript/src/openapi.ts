@@ -910,6 +910,12 @@ export type components = {
                     mode: components["schemas"]["PermissionMode"];
                 };
             };
+            /**
+             * @description Prompt caching. `auto`: requests to Anthropic models that carry no `cache_control` marks of the client's get two placed by the service (after the tools and system prompt, and on the last message), and OpenAI requests carry `prompt_cache_key` = the session id. `off`: the service adds neither; marks and keys a client sent itself are passed on either way.
+             * @default auto
+             * @enum {unknown}
+             */
+            caching: "auto" | "off";
         };
         PolicyVersionSummary: {
             name: string;
@@ -1074,6 +1080,10 @@ export type components = {
             input_tokens?: number;
             /** @description Omitted when the provider never reported it. */
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             estimated_cost: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
         };
@@ -1154,6 +1164,10 @@ export type components = {
             type: "usage";
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             estimated_cost: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
         } | ({
@@ -1219,6 +1233,10 @@ export type components = {
         UsageTotal: {
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             total_tokens?: number;
             estimated_cost?: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
@@ -1228,6 +1246,10 @@ export type components = {
             model: string;
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             total_tokens?: number;
             estimated_cost?: components["schemas"]["Decimal"];
             currency?: components["schemas"]["Currency"];
@@ -1237,6 +1259,10 @@ export type components = {
             task_type: string;
             input_tokens?: number;
             output_tokens?: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             estimated_cost?: components["schemas"]["Decimal"];
             request_count: number;
         };
@@ -1271,6 +1297,10 @@ export type components = {
             max_output_tokens?: number | null;
             input_cost_per_million_tokens?: components["schemas"]["Decimal"];
             output_cost_per_million_tokens?: components["schemas"]["Decimal"];
+            /** @description Price of prompt tokens read from the provider's cache; absent: the input price. */
+            cache_read_cost_per_million_tokens?: components["schemas"]["Decimal"];
+            /** @description Price of prompt tokens written to the provider's cache; absent: the input price. */
+            cache_write_cost_per_million_tokens?: components["schemas"]["Decimal"];
             default_parameters: Record<string, unknown>;
         };
         UnavailableEntry: {
@@ -1344,6 +1374,10 @@ export type components = {
             prompt_tokens: number;
             completion_tokens: number;
             total_tokens: number;
+            prompt_tokens_details?: {
+                /** @description The part of `prompt_tokens` read from the provider's cache. */
+                cached_tokens: number;
+            };
         };
         OpenAiChatCompletion: {
             id: string;
@@ -1429,7 +1463,10 @@ export type components = {
             stop_reason: "end_turn" | "tool_use" | "max_tokens" | "refusal";
             stop_sequence: null;
             usage: {
+                /** @description Prompt tokens neither read from nor written to the cache. */
                 input_tokens: number;
+                cache_creation_input_tokens: number;
+                cache_read_input_tokens: number;
                 output_tokens: number;
             };
         };
@@ -1444,6 +1481,10 @@ export type components = {
             date: string;
             input_tokens: number;
             output_tokens: number;
+            /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_read_tokens?: number;
+            /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+            cache_write_tokens?: number;
             total_tokens: number;
             estimated_cost: components["schemas"]["Decimal"];
             currency: components["schemas"]["Currency"];
@@ -1473,6 +1514,10 @@ export type components = {
             total: {
                 input_tokens?: number;
                 output_tokens?: number;
+                /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+                cache_read_tokens?: number;
+                /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+                cache_write_tokens?: number;
                 total_tokens?: number;
                 estimated_cost?: components["schemas"]["Decimal"];
                 currency: components["schemas"]["Currency"];
@@ -1496,6 +1541,10 @@ export type components = {
                 total: {
                     input_tokens?: number;
                     output_tokens?: number;
+                    /** @description Prompt tokens read from the provider's cache, part of `input_tokens`; shown when non-zero. */
+                    cache_read_tokens?: number;
+                    /** @description Prompt tokens written to the provider's cache, part of `input_tokens`; shown when non-zero. */
+                    cache_write_tokens?: number;
                     total_tokens?: number;
                     estimated_cost?: components["schemas"]["Decimal"];
                     currency: components["schemas"]["Currency"];

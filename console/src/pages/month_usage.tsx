@@ -112,6 +112,8 @@ export function MonthUsage() {
             <th scope="col">Model</th>
             <th scope="col">Requests</th>
             <th scope="col">Input tokens</th>
+            <th scope="col">Read from cache</th>
+            <th scope="col">Written to cache</th>
             <th scope="col">Output tokens</th>
             <th scope="col">Cost</th>
           </tr>
@@ -122,6 +124,9 @@ export function MonthUsage() {
               <th scope="row">{m.provider}/{m.model}</th>
               <td>{m.request_count}</td>
               <td>{count(m.input_tokens)}</td>
+              {/* The report leaves out a zero cache count. */}
+              <td>{count(m.cache_read_tokens ?? 0)}</td>
+              <td>{count(m.cache_write_tokens ?? 0)}</td>
               <td>{count(m.output_tokens)}</td>
               <td>{money(m.estimated_cost, currency)}</td>
             </tr>

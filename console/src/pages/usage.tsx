@@ -14,9 +14,18 @@ interface Row {
   label: string;
   requests: number;
   input?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
   output?: number;
   cost?: string;
 }
+
+/**
+ * A cache count: the report leaves out a zero one, so it reads 0 where input
+ * was reported, and like input where it was not (sealed or never reported).
+ */
+const cached = (n: number | undefined, input: number | undefined) =>
+  count(n ?? (input === undefined ? undefined : 0));
 
 /** The exact figures of one breakdown, as the report wrote them. */
 function BreakdownTable(
@@ -35,6 +44,8 @@ function BreakdownTable(
           <th scope="col">{first}</th>
           <th scope="col">Requests</th>
           <th scope="col">Input tokens</th>
+          <th scope="col">Read from cache</th>
+          <th scope="col">Written to cache</th>
           <th scope="col">Output tokens</th>
           <th scope="col">Cost</th>
         </tr>
@@ -45,6 +56,8 @@ function BreakdownTable(
             <th scope="row">{r.label}</th>
             <td>{r.requests}</td>
             <td>{count(r.input)}</td>
+            <td>{cached(r.cacheRead, r.input)}</td>
+            <td>{cached(r.cacheWrite, r.input)}</td>
             <td>{count(r.output)}</td>
             <td>{r.cost === undefined ? "sealed" : money(r.cost, currency)}</td>
           </tr>
@@ -60,6 +73,8 @@ function Tables({ report }: { report: Report }) {
     e: {
       request_count: number;
       input_tokens?: number;
+      cache_read_tokens?: number;
+      cache_write_tokens?: number;
       output_tokens?: number;
       estimated_cost?: string;
     },
@@ -67,6 +82,8 @@ function Tables({ report }: { report: Report }) {
     label,
     requests: e.request_count,
     input: e.input_tokens,
+    cacheRead: e.cache_read_tokens,
+    cacheWrite: e.cache_write_tokens,
     output: e.output_tokens,
     cost: e.estimated_cost,
   });
@@ -174,6 +191,14 @@ export function UsagePage({ sessionId }: { sessionId?: string }) {
             <div>
               <dt>Input tokens</dt>
               <dd>{count(report.total.input_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Read from cache</dt>
+              <dd>{cached(report.total.cache_read_tokens, report.total.input_tokens)}</dd>
+            </div>
+            <div>
+              <dt>Written to cache</dt>
+              <dd>{cached(report.total.cache_write_tokens, report.total.input_tokens)}</dd>
             </div>
             <div>
               <dt>Output tokens</dt>

@@ -23,6 +23,7 @@ export const continueEndpoint: Endpoint = {
       headers: ctx.request.headers,
       stream: wantsStream(ctx.request.headers),
       surface: NATIVE_SURFACE,
+      timing: ctx.timing,
     }, continuation.value);
   },
 };

@@ -52,6 +52,7 @@ export const executeEndpoint: Endpoint = {
         headers: ctx.request.headers,
         stream: wantsStream(ctx.request.headers),
         surface: NATIVE_SURFACE,
+        timing: ctx.timing,
       },
       request.value,
       ciphertext,

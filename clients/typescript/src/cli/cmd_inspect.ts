@@ -5,7 +5,7 @@ import type { ModelListResponse, Policy, PreviewResponse } from "../types.ts";
 import type { Context } from "./context.ts";
 import { openedPayload, openTrace, readTrace } from "./trace_events.ts";
 import { callPerTurn, sessionTurns } from "../turns.ts";
-import { traceTable } from "./trace_table.ts";
+import { cacheText, traceTable } from "./trace_table.ts";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -64,7 +64,7 @@ export async function usage(ctx: Context, id: string, o: { json?: boolean }): Pr
   if (o.json) return ctx.term.out(json(report));
   const t = report.total;
   ctx.term.out(
-    `total: ${t.input_tokens ?? "?"} in, ${t.output_tokens ?? "?"} out, ${
+    `total: ${t.input_tokens ?? "?"} in${cacheText(t)}, ${t.output_tokens ?? "?"} out, ${
       t.estimated_cost ?? "(sealed)"
     } ${t.currency}\n`,
   );
@@ -72,7 +72,9 @@ export async function usage(ctx: Context, id: string, o: { json?: boolean }): Pr
     const cost = m.estimated_cost === undefined ? "" : `, ${m.estimated_cost} ${m.currency}`;
     ctx.term.out(
       `  ${m.provider}/${m.model}: ${m.request_count} requests${
-        m.input_tokens === undefined ? "" : `, ${m.input_tokens} in, ${m.output_tokens} out`
+        m.input_tokens === undefined
+          ? ""
+          : `, ${m.input_tokens} in${cacheText(m)}, ${m.output_tokens} out`
       }${cost}\n`,
     );
   }

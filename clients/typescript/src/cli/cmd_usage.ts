@@ -7,6 +7,7 @@
  */
 import type { BudgetStatus, PeriodUsageReport } from "../types.ts";
 import type { Context } from "./context.ts";
+import { cacheText } from "./trace_table.ts";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -31,7 +32,7 @@ function budgetLines(budget: BudgetStatus | null): string[] {
 export function periodUsageText(r: PeriodUsageReport): string {
   const t = r.total;
   const lines = [
-    `${r.from} to ${r.to}: ${t.request_count} requests, ${t.input_tokens ?? 0} in, ${
+    `${r.from} to ${r.to}: ${t.request_count} requests, ${t.input_tokens ?? 0} in${cacheText(t)}, ${
       t.output_tokens ?? 0
     } out, ${t.estimated_cost ?? "0"} ${t.currency}`,
     ...budgetLines(r.budget),

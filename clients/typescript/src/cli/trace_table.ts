@@ -13,6 +13,20 @@ type Fields = Record<string, unknown>;
 const str = (v: unknown) =>
   typeof v === "string" ? v : v === null || v === undefined ? "" : String(v);
 
+/**
+ * The cached part of a call's input, as the reports give it (counts shown
+ * only when non-zero): ` (4200 read from cache, 1840 written to cache)`, or nothing.
+ */
+export function cacheText(
+  c: { cache_read_tokens?: unknown; cache_write_tokens?: unknown },
+): string {
+  const parts = [
+    typeof c.cache_read_tokens === "number" ? `${c.cache_read_tokens} read from cache` : "",
+    typeof c.cache_write_tokens === "number" ? `${c.cache_write_tokens} written to cache` : "",
+  ].filter((p) => p !== "");
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}
+
 /** What the row says about an event: the fields a reader looks for first, per kind. */
 export function eventSummary(e: TraceEvent): string {
   if ("encrypted" in e.payload) {
@@ -35,7 +49,8 @@ export function eventSummary(e: TraceEvent): string {
       return `${p.included === true ? "+" : "-"} ${str(p.kind)} ${str(p.label)}: ${str(p.reason)}`;
     case "cost": {
       const cost = typeof p.cost === "string" ? `, ${p.cost} USD` : ", no price";
-      return `${str(p.input_tokens) || "?"} in, ${str(p.output_tokens) || "?"} out${cost}`;
+      const input = `${str(p.input_tokens) || "?"} in${cacheText(p)}`;
+      return `${input}, ${str(p.output_tokens) || "?"} out${cost}`;
     }
     case "tool_call": {
       const args = p.arguments;
