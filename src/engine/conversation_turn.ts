@@ -18,7 +18,7 @@ import { findProvider } from "../providers/registry.ts";
 import { catalogInput } from "../providers/request_catalog.ts";
 import { unsupportedOption } from "../providers/request_support.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
-import { noRecords } from "../store/turn_writes.ts";
+import { noRecords, type TurnRecords } from "../store/turn_writes.ts";
 import { admitModelCall, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
@@ -57,6 +57,18 @@ export interface ConversationTurn {
   fieldOf(option: string): string;
   /** The digest of the conversation as answered, recorded with the turn so its next request finds it. */
   answeredDigest(answer: ModelAnswer): string;
+  /** The digest of the client's conversation key, recorded too so its next request finds the session. */
+  keyDigest?: string;
+  /** False: refuse (`context_window_exceeded`) a turn whose conversation would be trimmed to fit. */
+  trimming?: boolean;
+  /** The client's tools never offered to a model (hosted tools), listed in the trace as not offered. */
+  notOffered?: readonly string[];
+  /** What the surface records with the answer, in the turn's own write (a stored response). */
+  recordAnswer?(
+    answer: ModelAnswer,
+    at: { turnId: string; sessionId: string; userId: string; now: Date },
+    records: TurnRecords,
+  ): void;
 }
 
 /** The client's tools the policy lets the model see: `deny` hides one (decisions.md §12). */
@@ -166,6 +178,23 @@ function unhonoured(t: TurnContext, turn: ConversationTurn, d: TurnDecision, too
   );
 }
 
+/** Whether the decision dropped conversation messages to fit the chosen model's window. */
+function trimmed(d: TurnDecision): boolean {
+  return d.context.excluded.some((e) => e.item.kind === "message" && e.reason === "over budget");
+}
+
+function untrimmable(d: TurnDecision) {
+  const { provider, model } = d.routing.model;
+  const dropped = d.context.excluded.filter((e) => e.reason === "over budget").length;
+  return failure(
+    "context_window_exceeded",
+    `context window exceeded: the conversation does not fit the window of '${provider}/${model}' ` +
+      `without dropping ${dropped} earlier item(s), and truncation is 'disabled'; ` +
+      "send truncation: 'auto' to drop the oldest items instead",
+    { path: "truncation", provider, model },
+  );
+}
+
 async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResult> {
   const tried = fallbacks();
   for (;;) {
@@ -187,6 +216,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     if (!decided.ok) return await failTurn(t, tried.noCandidate(decided.failure));
     const d = decided.value;
     await noteTrace(t, decisionEvents(baseScope(t), d));
+    if (turn.trimming === false && trimmed(d)) return await failTurn(t, untrimmable(d));
     const approval = preCallApproval({
       approval_id: t.deps.newId(),
       model: d.routing.model,
@@ -274,6 +304,20 @@ async function answered(
     sessionId: t.session.id,
     now: t.deps.now(),
   });
+  if (turn.keyDigest !== undefined) {
+    (t.records.conversations ??= []).push({
+      userId: t.session.user_id,
+      digest: turn.keyDigest,
+      sessionId: t.session.id,
+      now: t.deps.now(),
+    });
+  }
+  turn.recordAnswer?.(answer, {
+    turnId: t.turnId,
+    sessionId: t.session.id,
+    userId: t.session.user_id,
+    now: t.deps.now(),
+  }, t.records);
   if (!(await finishTurn(t, "idle"))) return { kind: "superseded" };
   return { kind: "answer", answer };
 }
@@ -300,6 +344,12 @@ export async function startConversationTurn(
       { ...base, records },
       { role: "user", text: turn.split.prompt.content },
       scope,
+    );
+  }
+  for (const name of turn.notOffered ?? []) {
+    // A hosted tool of the client's API: nothing here can run it, so no model is offered it.
+    records.trace.push(
+      traceEvent(scope, "tool_call", toolCallTracePayload(`not_offered:${name}`, name, "denied")),
     );
   }
   for (const m of turn.split.tail) {

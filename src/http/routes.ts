@@ -24,6 +24,13 @@ import { continueEndpoint } from "./routes/continue.ts";
 import { executeEndpoint } from "./routes/execute.ts";
 import { chatCompletions, getCompatModel, listCompatModels } from "./routes/openai_compat.ts";
 import { countTokens, messages } from "./routes/anthropic_compat.ts";
+import {
+  countInputTokens,
+  createResponse,
+  getResponse,
+  listInputItems,
+  removeResponse,
+} from "./routes/responses.ts";
 import { getOpenApi, getStatus } from "./routes/status.ts";
 import { getTrace } from "./routes/traces.ts";
 import { getUsage } from "./routes/usage.ts";
@@ -67,6 +74,11 @@ export const ROUTES: readonly Route<Endpoint>[] = [
   { method: "POST", path: "/v1/chat/completions", handler: chatCompletions },
   { method: "POST", path: "/v1/messages", handler: messages },
   { method: "POST", path: "/v1/messages/count_tokens", handler: countTokens },
+  { method: "POST", path: "/v1/responses", handler: createResponse },
+  { method: "POST", path: "/v1/responses/input_tokens", handler: countInputTokens },
+  { method: "GET", path: "/v1/responses/:response_id", handler: getResponse },
+  { method: "DELETE", path: "/v1/responses/:response_id", handler: removeResponse },
+  { method: "GET", path: "/v1/responses/:response_id/input_items", handler: listInputItems },
   { method: "GET", path: "/v1/models", handler: listCompatModels },
   { method: "GET", path: "/v1/models/:model_id", handler: getCompatModel },
   { method: "GET", path: "/v1/models/:provider/:model_id", handler: getCompatModel },

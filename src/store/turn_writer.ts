@@ -63,6 +63,7 @@ async function writeAll(db: Queryable, batch: readonly Pending[]): Promise<Answe
   const statement = turnWriteStatement(batch.length === 1, {
     conversations: batch.flatMap((p) => p.extras.conversations),
     settlements: batch.flatMap((p) => p.extras.settlements),
+    responses: batch.flatMap((p) => p.extras.responses ?? []),
   });
   if (batch.length === 1) {
     const rows = await db.query<{ w: Answer }>(statement.text, [batch[0].text, ...statement.extra]);
@@ -127,6 +128,7 @@ export function turnWriter(db: Queryable): TurnWriter {
           extras: {
             conversations: records.conversations ?? [],
             settlements: records.settlements ?? [],
+            responses: records.responses ?? [],
           },
           resolve,
           reject,

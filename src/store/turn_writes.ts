@@ -27,6 +27,17 @@ export interface ConversationRecord {
   now: Date;
 }
 
+/** A stored response of the Responses API surface (store/responses.ts), by its owner. */
+export interface ResponseRecord {
+  id: string;
+  userId: string;
+  sessionId: string;
+  response: Record<string, unknown>;
+  inputItems: readonly Record<string, unknown>[];
+  items: readonly Record<string, unknown>[];
+  now: Date;
+}
+
 /** A budgeted model call's reservation become its real cost (store/budgets.ts `settleCall`). */
 export interface Settlement {
   id: string;
@@ -43,15 +54,24 @@ export interface TurnRecords {
   conversations?: ConversationRecord[];
   /** Written with the turn's transition, so the call's cost and its usage event commit as one. */
   settlements?: Settlement[];
+  /** Written with the turn's transition (absent: none). */
+  responses?: ResponseRecord[];
 }
 
 export function noRecords(): TurnRecords {
-  return { messages: [], trace: [], usage: [], conversations: [], settlements: [] };
+  return {
+    messages: [],
+    trace: [],
+    usage: [],
+    conversations: [],
+    settlements: [],
+    responses: [],
+  };
 }
 
 export function hasRecords(r: TurnRecords): boolean {
   return r.messages.length + r.trace.length + r.usage.length + (r.conversations?.length ?? 0) +
-      (r.settlements?.length ?? 0) > 0;
+      (r.settlements?.length ?? 0) + (r.responses?.length ?? 0) > 0;
 }
 
 /** The conversation rows of turns written together; a later turn's row for a digest wins. */
@@ -72,6 +92,7 @@ export function conversationRows(records: readonly ConversationRecord[]) {
 export interface TurnExtras {
   conversations: readonly ConversationRecord[];
   settlements: readonly Settlement[];
+  responses?: readonly ResponseRecord[];
 }
 
 /**
@@ -110,6 +131,26 @@ export function turnWriteStatement(one: boolean, extras: Partial<TurnExtras> = {
          FROM jsonb_to_recordset($${params.length + 1}::jsonb)
            AS c(id uuid, user_id uuid, amount numeric, at timestamptz)
          ON CONFLICT (id) DO UPDATE SET spent = true, amount = excluded.amount, at = excluded.at
+       )`);
+  }
+  const responses = extras.responses ?? [];
+  if (responses.length > 0) {
+    params.push(JSON.stringify(responses.map((r) => ({
+      id: r.id,
+      user_id: r.userId,
+      session_id: r.sessionId,
+      response: r.response,
+      input_items: r.inputItems,
+      items: r.items,
+      created_at: r.now.toISOString(),
+    }))));
+    ctes.push(`responses AS (
+         INSERT INTO responses (id, user_id, session_id, response, input_items, items, created_at)
+         SELECT id, user_id, session_id, response, input_items, items, created_at
+         FROM jsonb_to_recordset($${params.length + 1}::jsonb)
+           AS r(id text, user_id uuid, session_id uuid, response jsonb, input_items jsonb,
+                items jsonb, created_at timestamptz)
+         ON CONFLICT (id) DO NOTHING
        )`);
   }
   const text = ctes.length === 0 ? `SELECT ${call} AS w` : `WITH ${ctes.join(", ")}

@@ -18,9 +18,9 @@ import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../prov
 import { readCompatRequest } from "../store/conversation_turns.ts";
 import { listPolicyNames } from "../store/policies.ts";
 import { insertSession, type SessionRow } from "../store/sessions.ts";
-import { conversationDigest } from "./conversation_digest.ts";
+import { conversationDigest, conversationKeyDigest } from "./conversation_digest.ts";
 
-export type SurfaceName = "openai" | "anthropic";
+export type SurfaceName = "openai" | "anthropic" | "responses";
 
 /** A compatible request, translated: everything the turn needs, in neutral terms. */
 export interface CompatRequest {
@@ -33,6 +33,19 @@ export interface CompatRequest {
   sampling?: SamplingOptions;
   maxOutputTokens?: number;
   stream: boolean;
+  /**
+   * The conversation key the client sent (OpenAI's `prompt_cache_key`): one
+   * session per user and key (decisions.md §12 "Which session").
+   */
+  conversationKey?: string;
+  /** The session the request continues whatever its headers say (a previous response's). */
+  sessionId?: string;
+  /** False: a turn whose context would be trimmed to fit is refused instead. */
+  trimming?: boolean;
+  /** The client's tools that are never offered to a model, for the trace. */
+  notOffered?: readonly string[];
+  /** What the surface records with the turn's answer (a stored response), in the same write. */
+  recordAnswer?: ConversationTurn["recordAnswer"];
   /** The surface's own name of a neutral request option, for a 400 that names it. */
   fieldOf(option: string): string;
 }
@@ -97,7 +110,7 @@ function titleOf(messages: readonly ChatMessage[]): string {
 async function readRequest(ctx: RequestContext, request: CompatRequest) {
   const choice = modelChoice(request.model);
   if (choice === null) return await unknownModel(ctx, request.model);
-  const named = ctx.request.headers.get("x-router-session-id");
+  const named = request.sessionId ?? ctx.request.headers.get("x-router-session-id");
   if (
     named !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(named)
   ) {
@@ -110,7 +123,11 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
     version: choice.kind === "policy" ? choice.version : null,
     sessionId: named?.toLowerCase() ?? null,
     // The conversation so far, as an earlier turn recorded it with its answer.
-    digest: named !== null || last < 0
+    digest: named !== null
+      ? null
+      : request.conversationKey !== undefined
+      ? conversationKeyDigest(request.conversationKey)
+      : last < 0
       ? null
       : conversationDigest(request.system, request.messages.slice(0, last + 1)),
   });
@@ -211,6 +228,12 @@ export async function runCompatTurn(
     fieldOf: request.fieldOf,
     answeredDigest: (answer) =>
       conversationDigest(request.system, [...request.messages, answeredMessage(answer)]),
+    ...(request.conversationKey === undefined
+      ? {}
+      : { keyDigest: conversationKeyDigest(request.conversationKey) }),
+    ...(request.trimming === false ? { trimming: false } : {}),
+    ...(request.notOffered === undefined ? {} : { notOffered: request.notOffered }),
+    ...(request.recordAnswer === undefined ? {} : { recordAnswer: request.recordAnswer }),
   };
   return await startConversationTurn({
     deps,

@@ -44,3 +44,11 @@ export function conversationDigest(
 ): string {
   return sha256Hex(canonical({ system, messages: messages.map(plain) }));
 }
+
+/**
+ * The row that finds the session of a client's conversation key (decisions.md
+ * §12): kept beside the conversations' digests, never equal to one.
+ */
+export function conversationKeyDigest(key: string): string {
+  return `key:${sha256Hex(key)}`;
+}
