@@ -36,11 +36,21 @@ function codex(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const argv = onBun ? [CODEX_JS, ...args] : ["run", "--allow-all", CODEX_JS, ...args];
-  const child = spawn(process.execPath, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, argv, {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (c: Uint8Array) => (stdout += new TextDecoder().decode(c)));
-  child.stderr!.on("data", (c: Uint8Array) => (stderr += new TextDecoder().decode(c)));
+  child.stdout!.on(
+    "data",
+    (c: Uint8Array) => (stdout += new TextDecoder().decode(c)),
+  );
+  child.stderr!.on(
+    "data",
+    (c: Uint8Array) => (stderr += new TextDecoder().decode(c)),
+  );
   const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
   return new Promise((resolve) =>
     child.on("close", (code) => {
@@ -74,9 +84,9 @@ describe("Codex through the demo", () => {
 
       // The printed line, as a shell splits it: CODEX_HOME=<dir> codex exec ... '<prompt>'.
       const line = demo.find(/^ {2}(CODEX_HOME=.*codex exec.*)$/m);
-      const [assignment, program, ...args] = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) =>
-        m[1] ?? m[2]
-      );
+      const [assignment, program, ...args] = [
+        ...line.matchAll(/'([^']*)'|(\S+)/g),
+      ].map((m) => m[1] ?? m[2]);
       assert.equal(program, "codex");
       assert.equal(args.at(-1), CODEX_PROMPT);
       const codexHome = assignment.slice("CODEX_HOME=".length);
@@ -90,7 +100,11 @@ describe("Codex through the demo", () => {
       const transcript = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
       assert.equal(run.code, 0, transcript);
       // Codex ran the command the demo model asked for, in the project folder...
-      assert.match(run.stderr, /\bls\b.* in .*switchyard-codex-project-/, transcript);
+      assert.match(
+        run.stderr,
+        /\bls\b.* in .*switchyard-codex-project-/,
+        transcript,
+      );
       assert.match(run.stderr, /hello\.txt\s+notes\.md/, transcript);
       // ...sent its output back, and the model's last answer (on stdout) says what came back.
       assert.match(
@@ -98,20 +112,34 @@ describe("Codex through the demo", () => {
         /I called (exec_command|shell|shell_command) and got \d+ lines? back/,
         transcript,
       );
-      assert.match(run.stdout, /answered by demo-mini \(Demo Mini\)/, transcript);
+      assert.match(
+        run.stdout,
+        /answered by demo-mini \(Demo Mini\)/,
+        transcript,
+      );
 
       // Every model call of the run is in one session of the demo user (Codex's conversation key).
       const headers = { authorization: `Bearer ${token}` };
-      const listed = await (await fetch(`${url}/api/v1/sessions`, { headers })).json();
+      const listed = await (await fetch(`${url}/api/v1/sessions`, { headers }))
+        .json();
       const sessions = listed.sessions.filter((s: { id: string }) => s.id !== demoSession);
       assert.equal(sessions.length, 1, JSON.stringify(listed.sessions));
       const session = sessions[0].id as string;
-      const detail = JSON.stringify(
-        await (await fetch(`${url}/api/v1/sessions/${session}`, { headers })).json(),
+      const read = async (path: string) =>
+        JSON.stringify(
+          await (await fetch(`${url}/api/v1/sessions/${session}${path}`, {
+            headers,
+          })).json(),
+        );
+      // The conversation holds the prompt and the model's last answer; the trace, the command call.
+      const detail = await read("");
+      assert.match(detail, /Run `ls` and tell me what is here/);
+      assert.match(
+        detail,
+        /I called (exec_command|shell|shell_command) and got/,
       );
-      // The recorded conversation holds the command call and its output.
-      assert.match(detail, /exec_command|"shell"|shell_command/);
-      assert.match(detail, /hello\.txt/);
+      const traces = await read("/traces?limit=1000");
+      assert.match(traces, /exec_command|"shell"|shell_command/, traces);
 
       // `switchyard why` explains each turn: rule, model, context, tokens and cost.
       const env = { url, apiKey, configHome };
@@ -119,9 +147,11 @@ describe("Codex through the demo", () => {
       assert.equal(last.code, 0, last.stderr);
       const [, of] = /^turn \d+ of (\d+)/m.exec(last.stdout) ?? [];
       assert.ok(Number(of) >= 2, last.stdout);
+      const explained: string[] = [];
       for (let turn = 1; turn <= Number(of); turn++) {
         const why = await runCli(["why", session, "--turn", String(turn)], env);
         assert.equal(why.code, 0, why.stderr);
+        explained.push(why.stdout);
         assert.match(why.stdout, new RegExp(`^turn ${turn} of ${of}`, "m"));
         assert.match(why.stdout, /^intent: +chat/m);
         assert.match(why.stdout, /^model: +openai-compat:demo\/demo-mini$/m);
@@ -132,6 +162,14 @@ describe("Codex through the demo", () => {
           /^tokens: +\d+ in, \d+ out, 0\.\d+ USD \(openai-compat:demo\/demo-mini\)$/m,
         );
       }
+      // The command the model asked for in one turn, run by Codex and answered in a later one.
+      const asked = explained.findIndex((t) =>
+        /^tool call: +exec_command ls \(requested\)$/m.test(t)
+      );
+      const answered = explained.findIndex((t) =>
+        /^tool call: +exec_command ls \(completed\)$/m.test(t)
+      );
+      assert.ok(asked >= 0 && answered > asked, explained.join("\n"));
     } finally {
       signalDemo(demo, "SIGTERM");
     }
