@@ -194,6 +194,31 @@ async function compatibleClients(demo: Demo, configHome: string) {
   const session = second.response.headers.get("x-router-session-id")!;
   assert.equal(first.response.headers.get("x-router-session-id"), session);
 
+  // What the request asks of the answer, honoured through the service: JSON, the output token
+  // limit, and no tool call under tool_choice "none".
+  const hello: OpenAI.ChatCompletionMessageParam = { role: "user", content: "hello" };
+  const json = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [hello],
+    response_format: { type: "json_object" },
+  });
+  assert.equal(JSON.parse(json.choices[0].message.content ?? "").model, "demo-mini");
+  const cut = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [hello],
+    max_tokens: 8,
+  });
+  assert.equal(cut.choices[0].finish_reason, "length");
+  assert.equal(cut.usage?.completion_tokens, 8);
+  const noTool = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [ask],
+    tools: [READ_FILE],
+    tool_choice: "none",
+  });
+  assert.equal(noTool.choices[0].finish_reason, "stop");
+  assert.deepEqual(noTool.choices[0].message.tool_calls ?? [], []);
+
   // The curl example's request.
   assert.equal(demo.curl.url, `${demo.url}/v1/chat/completions`);
   assert.deepEqual(JSON.parse(demo.curl.body), {
