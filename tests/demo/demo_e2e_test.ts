@@ -219,6 +219,57 @@ async function compatibleClients(demo: Demo, configHome: string) {
   assert.equal(noTool.choices[0].finish_reason, "stop");
   assert.deepEqual(noTool.choices[0].message.tool_calls ?? [], []);
 
+  // Codex's freeform apply_patch tool over the Responses API: the demo model finds it among the
+  // tools by its one string input, writes the patch, and answers the patch's result in words.
+  const applyPatch: OpenAI.Responses.CustomTool = {
+    type: "custom",
+    name: "apply_patch",
+    description: "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool.",
+    format: {
+      type: "grammar",
+      syntax: "lark",
+      definition: 'start: "*** Begin Patch" LF /(.|\\n)*/ "*** End Patch" LF?\nLF: "\\n"',
+    },
+  };
+  const create = "Create hello.txt containing `Hello, Codex`";
+  const patched = await openai.responses.create({
+    model: "switchyard",
+    input: create,
+    tools: [applyPatch],
+    store: false,
+  });
+  const patchCall = patched.output.find((item) => item.type === "custom_tool_call");
+  assert.ok(patchCall?.type === "custom_tool_call", JSON.stringify(patched.output));
+  assert.equal(patchCall.name, "apply_patch");
+  assert.equal(
+    patchCall.input,
+    "*** Begin Patch\n*** Add File: hello.txt\n+Hello, Codex\n*** End Patch\n",
+  );
+  const applied = await openai.responses.create({
+    model: "switchyard",
+    input: [
+      { role: "user", content: create },
+      {
+        type: "custom_tool_call",
+        call_id: patchCall.call_id,
+        name: "apply_patch",
+        input: patchCall.input,
+      },
+      {
+        type: "custom_tool_call_output",
+        call_id: patchCall.call_id,
+        output: "Success. Updated the following files:\nA hello.txt\n",
+      },
+    ],
+    tools: [applyPatch],
+    store: false,
+  });
+  assert.equal(applied.status, "completed");
+  assert.match(
+    applied.output_text,
+    /^I called apply_patch and got 3 lines back, beginning with "Success\./,
+  );
+
   // The curl example's request.
   assert.equal(demo.curl.url, `${demo.url}/v1/chat/completions`);
   assert.deepEqual(JSON.parse(demo.curl.body), {
