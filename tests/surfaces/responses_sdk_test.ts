@@ -398,6 +398,55 @@ describe("the openai client on /v1/responses", () => {
     );
   });
 
+  test("item_reference quotes an item of a stored response; input items page by cursor", async () => {
+    await storePolicy(POLICY);
+    h.openai.enqueue(openAiReply({ text: "The answer is 42." }));
+    const first = await client().responses.create({
+      model: "switchyard",
+      input: [
+        { role: "user", content: "one" },
+        { role: "assistant", content: "two" },
+        { role: "user", content: "three" },
+      ],
+    });
+    const answer = first.output[0].id!;
+    h.openai.enqueue(openAiReply({ text: "quoted" }));
+    const second = await client().responses.create({
+      model: "switchyard",
+      input: [
+        { type: "item_reference", id: answer },
+        { role: "user", content: "Explain that." },
+      ],
+    });
+    assert.equal(second.output_text, "quoted");
+    assert.deepEqual(sent(1).messages, [
+      { role: "assistant", content: "The answer is 42." },
+      { role: "user", content: "Explain that." },
+    ]);
+    // Nobody else's items resolve.
+    const bob = await signUp(h.app);
+    await assert.rejects(
+      client(bob.apiKey).responses.create({
+        model: "switchyard",
+        input: [{ type: "item_reference", id: answer }, {
+          role: "user",
+          content: "x",
+        }],
+      }),
+      OpenAI.NotFoundError,
+    );
+    // The SDK pages through the input items one by one, newest first by default.
+    const texts: string[] = [];
+    for await (
+      const item of client().responses.inputItems.list(first.id, { limit: 1 })
+    ) {
+      assert.ok(item.type === "message");
+      const part = item.content[0] as { text: string };
+      texts.push(part.text);
+    }
+    assert.deepEqual(texts, ["three", "two", "one"]);
+  });
+
   test("refusals in OpenAI's shape: conversation, a hosted tool_choice, untrimmable input", async () => {
     await storePolicy(POLICY);
     const refused = async (body: Record<string, unknown>, param: string) => {
