@@ -1,8 +1,9 @@
 /**
  * What the demo prints once it runs: where to look, the key, three commands to
  * try, and how tools that speak OpenAI's or Anthropic's API reach it (the
- * OpenAI SDK, curl, Claude Code).
+ * OpenAI SDK, curl, Claude Code, Codex).
  */
+import { codexConfig, codexExecLine } from "./codex_config.ts";
 import type { StoredPolicy } from "./demo_policies.ts";
 
 export interface BannerFacts {
@@ -20,6 +21,8 @@ export interface BannerFacts {
   logDir: string;
   /** The demo policy as stored under each name (`default`, `demo`). */
   policies: readonly StoredPolicy[];
+  /** The CODEX_HOME the demo wrote Codex's configuration to, absolute (Codex runs elsewhere). */
+  codexHome: string;
 }
 
 /** The prompt of the first command: a review (the large model) that reads a file (a tool call). */
@@ -98,6 +101,13 @@ ${indent(openAiSnippet(f.url, f.apiKey))}
     ANTHROPIC_MODEL=switchyard/demo ANTHROPIC_SMALL_FAST_MODEL=switchyard/demo \\
     ANTHROPIC_DEFAULT_HAIKU_MODEL=switchyard/demo
   claude
+
+  # 7. Codex (npm install -g @openai/codex), in a project folder of yours: the demo wrote
+  #    this to ${f.codexHome}/config.toml (the key: SWITCHYARD_API_KEY, exported above)
+${indent(codexConfig(f.url).trimEnd()).replaceAll(/^ +$/gm, "")}
+
+  ${codexExecLine(f.codexHome)}
+  #    then ${f.cli} sessions list, and why <its session's id>
 
 Edits go to demo-coder, reviews and plans to demo-large, everything else to demo-mini
 (${f.policyFile}; edited, it is stored again when the demo restarts).

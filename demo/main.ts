@@ -4,10 +4,11 @@
  * and the service with demo/switchyard.toml, an ordinary configuration that
  * declares that provider; gets a ready API key through the public API and
  * stores the demo policy as the user's named policies `default` and `demo`;
- * prints what to try; stops both on Ctrl-C or SIGTERM.
+ * writes a Codex configuration pointing at the service (<dir>/codex); prints
+ * what to try; stops both on Ctrl-C or SIGTERM.
  *
  * Options (for running beside another instance, and for tests):
- *   --dir DIR            the demo's directory: store, key, logs (default .demo)
+ *   --dir DIR            the demo's directory: store, key, logs, Codex home (default .demo)
  *   --port N             the service's port (default: the file's, 7331; 0 for any)
  *   --provider-port N    the demo provider's port (default: the file's, 7332; 0 for any)
  */
@@ -19,6 +20,7 @@ import { parseArgs } from "node:util";
 import { parse as parseToml } from "smol-toml";
 import { banner, PREVIEW_PROMPT } from "./banner.ts";
 import { type Child, startChild } from "./child_process.ts";
+import { codexConfig } from "./codex_config.ts";
 import { DEMO_CONFIG, DEMO_POLICY, readDemoConfig, withProviderUrl } from "./demo_config.ts";
 import { storeDemoPolicies } from "./demo_policies.ts";
 import { demoUser } from "./demo_user.ts";
@@ -92,6 +94,10 @@ async function startUp(options: Options, children: Child[], stopping: () => bool
     previewFile,
     `${JSON.stringify({ input: { text: PREVIEW_PROMPT }, policy }, null, 2)}\n`,
   );
+  // Codex's own home for the demo, so the user's ~/.codex stays as it is.
+  const codexHome = join(dir, "codex");
+  await mkdir(codexHome, { recursive: true, mode: 0o700 });
+  await writeFile(join(codexHome, "config.toml"), codexConfig(url));
   process.stdout.write(banner({
     url,
     providerUrl,
@@ -104,6 +110,7 @@ async function startUp(options: Options, children: Child[], stopping: () => bool
     previewFile: shown(previewFile),
     logDir: shown(dir),
     policies,
+    codexHome,
   }));
 }
 

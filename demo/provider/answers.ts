@@ -1,11 +1,26 @@
 /**
  * What a demo model answers: a canned reply chosen from the request alone, so
  * the same request always gets the same answer. The last message decides: a
- * tool result is answered in words; a user message asking for a file, a
- * command or a note gets a call to the offered tool that does it; anything
- * else gets the reply of its intent (review, edit, plan, summary, chat), signed
- * with the model that answered.
+ * tool result is answered in words (a tool loop ends there); a user message
+ * asking to run a command, write or read a file, or note something gets a
+ * call to the offered tool that does it, found by its schema (tool_roles.ts);
+ * anything else gets the reply of its intent (review, edit, plan, summary,
+ * chat), signed with the model that answered. The request's `tool_choice`,
+ * `response_format` and output-token limit are honoured as a model would.
  */
+import { jsonAnswer, valueFor, type WireResponseFormat } from "./json_answer.ts";
+import {
+  commandTool,
+  noteTool,
+  type OfferedTool,
+  offeredTools,
+  readTool,
+  type ToolUse,
+  type WireTool,
+  writeTool,
+} from "./tool_roles.ts";
+
+export type { WireTool } from "./tool_roles.ts";
 
 /** One model the demo provider serves (from the demo configuration). */
 export interface DemoModel {
@@ -22,13 +37,22 @@ export interface WireMessage {
   tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
 }
 
-export interface WireTool {
+/** `tool_choice` as Chat Completions sends it. */
+export type WireToolChoice = "none" | "auto" | "required" | {
   type?: string;
   function?: { name?: string };
+};
+
+/** What the request asks of the answer besides its conversation. */
+export interface AnswerOptions {
+  toolChoice?: WireToolChoice;
+  responseFormat?: WireResponseFormat;
+  /** `max_completion_tokens`, else `max_tokens`: the most output tokens the answer may have. */
+  maxTokens?: number;
 }
 
 export type Reply =
-  | { kind: "text"; text: string }
+  | { kind: "text"; text: string; finish: "stop" | "length" }
   | { kind: "tool_call"; name: string; arguments: Record<string, unknown> };
 
 export type Intent = "review" | "edit" | "plan" | "summarize" | "chat";
@@ -45,12 +69,27 @@ export function intentOf(text: string): Intent {
   return INTENT_WORDS.find(([, words]) => words.test(text))?.[0] ?? "chat";
 }
 
-/** A file path the user names: `README.md`, `src/main.ts`, `./docs/api.md`. */
-const PATH =
-  /(?:^|[\s`'"(])((?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w-]+\.[A-Za-z][\w]{0,7})(?=$|[\s`'",:;!?)]|\.(?:\s|$))/;
+/** A file path as a person writes one: `README.md`, `src/main.ts`, `./docs/api.md`. */
+const PATH_TEXT = String.raw`(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w-]+\.[A-Za-z]\w{0,7}`;
+/** A file path the user names, anywhere in the prompt. */
+const PATH = new RegExp(
+  String.raw`(?:^|[\s\x60'"(])(${PATH_TEXT})(?=$|[\s\x60'",:;!?)]|\.(?:\s|$))`,
+);
 /** A command in backticks after "run" or "execute". */
 const COMMAND = /\b(?:run|execute)\b[^`]*`([^`]+)`/i;
 const REMEMBER = /\bremember(?:\s+that)?\s+(.+)$/is;
+/** "Create hello.txt", "write a file called notes/todo.md": the path right after the verb. */
+const CREATE = new RegExp(
+  String
+    .raw`\b(?:create|write)\s+(?:an?\s+)?(?:new\s+)?(?:file\s+)?(?:called\s+|named\s+)?[\x60'"]?(${PATH_TEXT})`,
+  "i",
+);
+/** What the new file should say: quoted or in backticks after "containing", "with", "saying". */
+const CONTENT =
+  /\b(?:containing|with|saying|says)\s+(?:the\s+)?(?:text\s+|line\s+|content\s+|words\s+)?(?:`([^`]*)`|"([^"]*)"|'([^']*)')/i;
+const DEFAULT_CONTENT = "Hello from the Switchyard demo.";
+/** Claude Code's reminders to the model, inside a user message; not what the person asked. */
+const REMINDERS = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 
 export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
@@ -61,25 +100,23 @@ export function textOf(content: unknown): string {
     .join("");
 }
 
-/** The tool call a prompt asks for, if the tool that does it is offered. */
-export function toolCallFor(text: string, offered: ReadonlySet<string>): Reply | null {
+/** The call a prompt asks for, if a tool that does it is offered. */
+export function toolCallFor(text: string, tools: readonly OfferedTool[]): ToolUse | null {
   const command = COMMAND.exec(text);
-  if (command && offered.has("shell")) {
-    return { kind: "tool_call", name: "shell", arguments: { command: command[1] } };
-  }
+  const run = command ? commandTool(tools) : undefined;
+  if (command && run) return run(command[1]);
   const remember = REMEMBER.exec(text);
-  if (remember && offered.has("memory")) {
-    const value = remember[1].trim().replace(/[.!]+$/, "");
-    return {
-      kind: "tool_call",
-      name: "memory",
-      arguments: { op: "record", scope: "user", key: "demo-note", value },
-    };
+  const note = remember ? noteTool(tools) : undefined;
+  if (remember && note) return note(remember[1].trim().replace(/[.!]+$/, ""));
+  const create = CREATE.exec(text);
+  const write = create ? writeTool(tools) : undefined;
+  if (create && write) {
+    const content = CONTENT.exec(text);
+    return write(create[1], content?.slice(1).find((c) => c !== undefined) ?? DEFAULT_CONTENT);
   }
   const path = PATH.exec(text);
-  if (path && offered.has("read_file")) {
-    return { kind: "tool_call", name: "read_file", arguments: { path: path[1] } };
-  }
+  const read = path ? readTool(tools) : undefined;
+  if (path && read) return read(path[1]);
   return null;
 }
 
@@ -123,13 +160,29 @@ function intentReply(intent: Intent, prompt: string): string {
   }
 }
 
+/**
+ * The part of a tool result a person would look at: a command's output
+ * without the runner's preamble (Codex's `exec_command` reports "Process
+ * exited with code 0 … Output:" first; its `shell` answers JSON with `output`).
+ */
+function resultBody(result: string): string {
+  try {
+    const parsed = JSON.parse(result);
+    if (typeof parsed?.output === "string") return parsed.output;
+  } catch {
+    // Not JSON: plain text.
+  }
+  const marker = /^Output:\n/m.exec(result);
+  return marker ? result.slice(marker.index + marker[0].length) : result;
+}
+
 /** What came back from the call a tool message answers, in one sentence. */
 function toolSummary(messages: readonly WireMessage[], last: WireMessage): string {
   const call = messages
     .flatMap((m) => m.tool_calls ?? [])
     .find((c) => c.id !== undefined && c.id === last.tool_call_id);
   const name = call?.function?.name ?? "the tool";
-  const result = textOf(last.content);
+  const result = resultBody(textOf(last.content));
   const lines = result === "" ? 0 : result.split("\n").length;
   const first = result.split("\n").find((l) => l.trim() !== "") ?? "";
   return `I called ${name} and got ${lines} line${lines === 1 ? "" : "s"} back` +
@@ -139,22 +192,85 @@ function toolSummary(messages: readonly WireMessage[], last: WireMessage): strin
 const signature = (model: DemoModel) =>
   `\n\n— answered by ${model.id} (${model.displayName}), a model of the Switchyard demo provider.`;
 
+/** Rough tokens, as a tokenizer gives for English: about four characters a token. */
+export function tokenCount(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** The answer in words: JSON when the request asked for it, else signed text. */
+const spoken = (words: string, model: DemoModel, options: AnswerOptions) =>
+  jsonAnswer(options.responseFormat, words, model.id) ?? words + signature(model);
+
+/** The text cut to `max` tokens (finish `length`) when it is longer. */
+function limited(text: string, max: number | undefined): Reply {
+  if (max === undefined || tokenCount(text) <= max) return { kind: "text", text, finish: "stop" };
+  return {
+    kind: "text",
+    text: [...text].slice(0, Math.max(1, max) * 4).join(""),
+    finish: "length",
+  };
+}
+
+/** The tools a call may use under `choice`: none, all, or the one it names. */
+function usable(tools: readonly OfferedTool[], choice: WireToolChoice | undefined) {
+  if (choice === "none") return [];
+  if (typeof choice === "object") return tools.filter((t) => t.name === choice.function?.name);
+  return tools;
+}
+
 /** The answer of `model` to a conversation, offered `tools`. */
 export function replyTo(
   model: DemoModel,
   messages: readonly WireMessage[],
   tools: readonly WireTool[],
+  options: AnswerOptions = {},
 ): Reply {
   const last = messages.at(-1);
-  const prompt = textOf([...messages].reverse().find((m) => m.role === "user")?.content);
+  const prompt = textOf([...messages].reverse().find((m) => m.role === "user")?.content)
+    .replace(REMINDERS, "").trim();
   const intent = intentOf(prompt);
+  const callable = usable(offeredTools(tools), options.toolChoice);
+  const forced = options.toolChoice === "required" || typeof options.toolChoice === "object";
+
+  let words: string;
   if (last?.role === "tool") {
-    // The result is in: say what came back, then do what was asked (once: no second call).
+    // The result is in: say what came back, then do what was asked. No second call
+    // unless the client forces one, so an agent's loop ends here.
     const summary = toolSummary(messages, last);
-    const text = intent === "chat" ? summary : `${summary}\n\n${intentReply(intent, prompt)}`;
-    return { kind: "text", text: text + signature(model) };
+    words = intent === "chat" ? summary : `${summary}\n\n${intentReply(intent, prompt)}`;
+  } else {
+    const call = toolCallFor(prompt, callable);
+    if (call) {
+      return fitted({ kind: "tool_call", ...call }, intentReply(intent, prompt), model, options);
+    }
+    words = intentReply(intent, prompt);
   }
-  const offered = new Set(tools.map((t) => t.function?.name).filter((n) => n !== undefined));
-  return toolCallFor(prompt, offered) ??
-    { kind: "text", text: intentReply(intent, prompt) + signature(model) };
+  if (forced && callable.length > 0) {
+    // Made to call a tool it has no use for: the first one allowed, with arguments its schema takes.
+    const tool = callable[0];
+    const args = valueFor({ type: "object", ...tool.schema }, prompt);
+    const call = {
+      kind: "tool_call" as const,
+      name: tool.name,
+      arguments: args as Record<string, unknown>,
+    };
+    return fitted(call, words, model, options);
+  }
+  return limited(spoken(words, model, options), options.maxTokens);
+}
+
+/**
+ * A call that does not fit the output limit is not made: a model cut off
+ * mid-arguments leaves nothing a client could run, so the answer is its
+ * words, cut to the limit.
+ */
+function fitted(
+  call: Reply & { kind: "tool_call" },
+  words: string,
+  model: DemoModel,
+  options: AnswerOptions,
+): Reply {
+  const size = tokenCount(call.name + JSON.stringify(call.arguments));
+  if (options.maxTokens === undefined || size <= options.maxTokens) return call;
+  return limited(spoken(words, model, options), options.maxTokens);
 }

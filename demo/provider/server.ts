@@ -8,7 +8,14 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type DemoModel, replyTo, textOf, type WireMessage, type WireTool } from "./answers.ts";
+import {
+  type AnswerOptions,
+  type DemoModel,
+  replyTo,
+  textOf,
+  type WireMessage,
+  type WireTool,
+} from "./answers.ts";
 import { completion, type Meta, streamEvents, usageOf } from "./wire.ts";
 
 export interface ProviderOptions {
@@ -75,6 +82,33 @@ interface ChatBody {
   tools?: unknown;
   stream?: unknown;
   stream_options?: { include_usage?: unknown };
+  tool_choice?: unknown;
+  response_format?: unknown;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value >= 1;
+
+/** What the body asks of the answer besides its conversation, as far as it is well formed. */
+function answerOptions(body: ChatBody): AnswerOptions {
+  const choice = body.tool_choice;
+  const format = body.response_format;
+  return {
+    toolChoice: choice === "none" || choice === "auto" || choice === "required" ||
+        (typeof choice === "object" && choice !== null)
+      ? choice as AnswerOptions["toolChoice"]
+      : undefined,
+    responseFormat: typeof format === "object" && format !== null
+      ? format as AnswerOptions["responseFormat"]
+      : undefined,
+    maxTokens: isCount(body.max_completion_tokens)
+      ? body.max_completion_tokens
+      : isCount(body.max_tokens)
+      ? body.max_tokens
+      : undefined,
+  };
 }
 
 async function chatCompletions(
@@ -106,7 +140,7 @@ async function chatCompletions(
   }
   const messages = body.messages as WireMessage[];
   const tools = Array.isArray(body.tools) ? body.tools as WireTool[] : [];
-  const reply = replyTo(model, messages, tools);
+  const reply = replyTo(model, messages, tools, answerOptions(body));
   // Ids come from the request itself: the same request gets the same answer, ids included.
   const digest = createHash("sha256").update(raw).digest("hex");
   const meta: Meta = {

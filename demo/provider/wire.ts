@@ -4,7 +4,7 @@
  * `data: [DONE]` (a last chunk with `usage` and no choices when the request
  * asked for `stream_options.include_usage`). Pure: ids and time are passed in.
  */
-import type { Reply } from "./answers.ts";
+import { type Reply, tokenCount } from "./answers.ts";
 
 export interface Meta {
   id: string;
@@ -14,11 +14,6 @@ export interface Meta {
   created: number;
   model: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-}
-
-/** A rough count, as a tokenizer would give for English: about four characters a token. */
-export function tokenCount(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
 }
 
 export function usageOf(promptText: string, reply: Reply): Meta["usage"] {
@@ -36,7 +31,7 @@ export function usageOf(promptText: string, reply: Reply): Meta["usage"] {
 /** Characters of tool-call arguments per chunk: JSON arrives cut anywhere, as from a real model. */
 const ARGUMENT_FRAGMENT = 12;
 
-const finishReason = (reply: Reply) => (reply.kind === "text" ? "stop" : "tool_calls");
+const finishReason = (reply: Reply) => (reply.kind === "text" ? reply.finish : "tool_calls");
 
 function toolCall(reply: Reply & { kind: "tool_call" }, meta: Meta) {
   return {

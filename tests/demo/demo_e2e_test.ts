@@ -7,44 +7,17 @@
  * the environment.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { after, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import { parse as parseToml } from "smol-toml";
 import { CHAT_PROMPT, CURL_PROMPT, SDK_PROMPT } from "../../demo/banner.ts";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const onBun = process.versions.bun !== undefined;
-
-/** The environment of everything started here: no provider key of any kind. */
-function keylessEnv(
-  extra: Record<string, string> = {},
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (
-      value === undefined ||
-      /_API_KEY$|^ROUTER_|^DATABASE_URL$|^SWITCHYARD_/.test(name)
-    ) continue;
-    env[name] = value;
-  }
-  return { ...env, NO_COLOR: "1", ...extra };
-}
-
-/** `deno task demo` without its install step: the task's own `deno run` line. */
-async function launcherArgs(dir: string): Promise<string[]> {
-  const options = ["--dir", dir, "--port", "0", "--provider-port", "0"];
-  if (onBun) return ["demo/main.ts", ...options];
-  const tasks = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8")).tasks;
-  const run = (tasks.demo as string).split("&&").at(-1)!.trim().split(/\s+/);
-  assert.equal(run[0], "deno");
-  return [...run.slice(1), ...options];
-}
+import { CODEX_PROMPT } from "../../demo/codex_config.ts";
+import { launchDemo, ROOT, runCli, signalDemo, stopRunningDemos } from "../support/demo_launch.ts";
 
 interface Demo {
   child: ChildProcess;
@@ -64,55 +37,18 @@ interface Demo {
   snippet: { baseURL: string; apiKey: string; model: string };
   curl: { url: string; body: string };
   claude: Record<string, string>;
+  /** Codex's printed configuration (parsed), its home and its `codex exec` line. */
+  codex: { config: Record<string, unknown>; home: string; exec: string };
   /** What the launcher printed on stderr so far. */
   stderr(): string;
 }
 
+/** TOML as plain JSON objects (the parser's have no prototype). */
+const toml = (text: string) => JSON.parse(JSON.stringify(parseToml(text)));
+
 async function startDemo(dir: string): Promise<Demo> {
-  const child = spawn(process.execPath, await launcherArgs(dir), {
-    cwd: ROOT,
-    env: keylessEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  running.add(child);
-  void exited.then(() => running.delete(child));
-  let out = "";
-  let err = "";
-  child.stderr!.on(
-    "data",
-    (chunk: Uint8Array) => (err += new TextDecoder().decode(chunk)),
-  );
-  const banner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGTERM");
-      reject(
-        new Error(
-          `the demo did not print its banner in 120 s:\n${out}\n${err}`,
-        ),
-      );
-    }, 120_000);
-    child.stdout!.on("data", (chunk: Uint8Array) => {
-      out += new TextDecoder().decode(chunk);
-      if (out.includes("Stop with Ctrl-C.")) {
-        clearTimeout(timer);
-        resolve(out);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(
-        new Error(
-          `the demo exited (${code}) before its banner:\n${out}\n${err}`,
-        ),
-      );
-    });
-  });
-  const find = (pattern: RegExp) => {
-    const match = pattern.exec(banner);
-    assert.ok(match, `${pattern} not in the banner:\n${banner}`);
-    return match[1];
-  };
+  const launched = await launchDemo(dir);
+  const { banner, find } = launched;
   /** The arguments of the printed CLI command `name`, as a shell would split them. */
   const command = (name: string) => {
     const line = find(new RegExp(`(?:task cli --|cli/main\\.ts) (${name} .*)$`, "m"));
@@ -122,7 +58,7 @@ async function startDemo(dir: string): Promise<Demo> {
     [...banner.matchAll(/\b(ANTHROPIC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]),
   );
   return {
-    child,
+    child: launched.child,
     banner,
     chat: command("chat"),
     why: command("why"),
@@ -136,8 +72,13 @@ async function startDemo(dir: string): Promise<Demo> {
       body: find(/-d '(\{"model".*\})'$/m),
     },
     claude,
-    exited,
-    stderr: () => err,
+    codex: {
+      config: toml(find(/# 7\. Codex.*\n.*\n((?: {2}.*\n|\n)+?)\n {2}CODEX_HOME=/)),
+      home: find(/the demo wrote\n\s+#\s+this to (\S+)\/config\.toml/),
+      exec: find(/^ {2}(CODEX_HOME=.*)$/m),
+    },
+    exited: launched.exited,
+    stderr: launched.stderr,
     url: find(/console\s+(http:\/\/\S+)\/console/),
     apiKey: find(/API key\s+(sk-router-api01-\S+)/),
     token: find(/Bearer (\S+)'/),
@@ -148,35 +89,8 @@ async function startDemo(dir: string): Promise<Demo> {
 }
 
 /** The CLI from source, as the printed commands run it: key and URL from the environment. */
-function cli(
-  args: string[],
-  demo: Demo,
-  configHome: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const main = "clients/typescript/src/cli/main.ts";
-  const argv = onBun ? [main, ...args] : ["run", "--allow-all", "--quiet", main, ...args];
-  const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
-    env: keylessEnv({
-      SWITCHYARD_URL: demo.url,
-      SWITCHYARD_API_KEY: demo.apiKey,
-      XDG_CONFIG_HOME: configHome,
-    }),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on(
-    "data",
-    (c: Uint8Array) => (stdout += new TextDecoder().decode(c)),
-  );
-  child.stderr!.on(
-    "data",
-    (c: Uint8Array) => (stderr += new TextDecoder().decode(c)),
-  );
-  child.stdin!.end("");
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[], demo: Demo, configHome: string) =>
+  runCli(args, { url: demo.url, apiKey: demo.apiKey, configHome });
 
 async function api(
   demo: Demo,
@@ -197,11 +111,7 @@ async function api(
   return { status: response.status, body: await response.json() };
 }
 
-/**
- * By pid, not `child.kill`: Deno's child_process then reports the exit as the
- * signal even when the process handled it and exited with 0.
- */
-const signal = (demo: Demo, name: "SIGTERM" | "SIGINT") => process.kill(demo.child.pid!, name);
+const signal = signalDemo;
 
 /** The demo's file-reading tool as an OpenAI client offers it. */
 const READ_FILE = {
@@ -284,6 +194,82 @@ async function compatibleClients(demo: Demo, configHome: string) {
   const session = second.response.headers.get("x-router-session-id")!;
   assert.equal(first.response.headers.get("x-router-session-id"), session);
 
+  // What the request asks of the answer, honoured through the service: JSON, the output token
+  // limit, and no tool call under tool_choice "none".
+  const hello: OpenAI.ChatCompletionMessageParam = { role: "user", content: "hello" };
+  const json = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [hello],
+    response_format: { type: "json_object" },
+  });
+  assert.equal(JSON.parse(json.choices[0].message.content ?? "").model, "demo-mini");
+  const cut = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [hello],
+    max_tokens: 8,
+  });
+  assert.equal(cut.choices[0].finish_reason, "length");
+  assert.equal(cut.usage?.completion_tokens, 8);
+  const noTool = await openai.chat.completions.create({
+    model: "switchyard",
+    messages: [ask],
+    tools: [READ_FILE],
+    tool_choice: "none",
+  });
+  assert.equal(noTool.choices[0].finish_reason, "stop");
+  assert.deepEqual(noTool.choices[0].message.tool_calls ?? [], []);
+
+  // Codex's freeform apply_patch tool over the Responses API: the demo model finds it among the
+  // tools by its one string input, writes the patch, and answers the patch's result in words.
+  const applyPatch: OpenAI.Responses.CustomTool = {
+    type: "custom",
+    name: "apply_patch",
+    description: "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool.",
+    format: {
+      type: "grammar",
+      syntax: "lark",
+      definition: 'start: "*** Begin Patch" LF /(.|\\n)*/ "*** End Patch" LF?\nLF: "\\n"',
+    },
+  };
+  const create = "Create hello.txt containing `Hello, Codex`";
+  const patched = await openai.responses.create({
+    model: "switchyard",
+    input: create,
+    tools: [applyPatch],
+    store: false,
+  });
+  const patchCall = patched.output.find((item) => item.type === "custom_tool_call");
+  assert.ok(patchCall?.type === "custom_tool_call", JSON.stringify(patched.output));
+  assert.equal(patchCall.name, "apply_patch");
+  assert.equal(
+    patchCall.input,
+    "*** Begin Patch\n*** Add File: hello.txt\n+Hello, Codex\n*** End Patch\n",
+  );
+  const applied = await openai.responses.create({
+    model: "switchyard",
+    input: [
+      { role: "user", content: create },
+      {
+        type: "custom_tool_call",
+        call_id: patchCall.call_id,
+        name: "apply_patch",
+        input: patchCall.input,
+      },
+      {
+        type: "custom_tool_call_output",
+        call_id: patchCall.call_id,
+        output: "Success. Updated the following files:\nA hello.txt\n",
+      },
+    ],
+    tools: [applyPatch],
+    store: false,
+  });
+  assert.equal(applied.status, "completed");
+  assert.match(
+    applied.output_text,
+    /^I called apply_patch and got 3 lines back, beginning with "Success\./,
+  );
+
   // The curl example's request.
   assert.equal(demo.curl.url, `${demo.url}/v1/chat/completions`);
   assert.deepEqual(JSON.parse(demo.curl.body), {
@@ -322,6 +308,32 @@ async function compatibleClients(demo: Demo, configHome: string) {
   assert.ok(message.content[0].type === "text");
   assert.match(message.content[0].text, /In short:/);
 
+  // Codex's provider block, as printed and as written to the CODEX_HOME the exec line names
+  // (the Codex run itself: tests/demo/codex_e2e_test.ts).
+  assert.deepEqual(demo.codex.config, {
+    model: "switchyard",
+    model_provider: "switchyard",
+    check_for_update_on_startup: false,
+    features: { plugins: false },
+    analytics: { enabled: false },
+    model_providers: {
+      switchyard: {
+        name: "Switchyard",
+        base_url: `${demo.url}/v1`,
+        wire_api: "responses",
+        env_key: "SWITCHYARD_API_KEY",
+      },
+    },
+  });
+  assert.deepEqual(
+    toml(await readFile(join(demo.codex.home, "config.toml"), "utf8")),
+    demo.codex.config,
+  );
+  assert.equal(
+    demo.codex.exec,
+    `CODEX_HOME=${demo.codex.home} codex exec --skip-git-repo-check '${CODEX_PROMPT}'`,
+  );
+
   // Why the review's answer came from the large model: rule, model, context, cost.
   const why = await cli(["why", session], demo, configHome);
   assert.equal(why.code, 0, why.stderr);
@@ -337,14 +349,8 @@ async function compatibleClients(demo: Demo, configHome: string) {
 }
 
 const dirs: string[] = [];
-/** Launchers not yet stopped: a failed assertion must not leave a demo running. */
-const running = new Set<ChildProcess>();
 after(async () => {
-  for (const child of running) {
-    const gone = new Promise((resolve) => child.once("exit", resolve));
-    process.kill(child.pid!, "SIGTERM");
-    await gone;
-  }
+  await stopRunningDemos();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
