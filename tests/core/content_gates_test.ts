@@ -143,13 +143,11 @@ describe("content gates in the candidate walk", () => {
     assert.deepEqual(out.failure.details?.skipped, [
       {
         model: "openai/mini",
-        reason:
-          "missing capability 'images' (the last user message has images)",
+        reason: "missing capability 'images' (the last user message has images)",
       },
       {
         model: "openai/json",
-        reason:
-          "missing capability 'images' (the last user message has images)",
+        reason: "missing capability 'images' (the last user message has images)",
       },
     ]);
   });

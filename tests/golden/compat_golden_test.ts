@@ -14,11 +14,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import { call } from "../support/app.ts";
-import {
-  engineHarness,
-  ollamaReply,
-  openAiReply,
-} from "../support/engine_app.ts";
+import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
 import { equivalentBody } from "../../src/surfaces/equivalent_body.ts";
 import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 
@@ -94,8 +90,7 @@ async function compatDecision(c: CompatCase, native: string): Promise<string> {
   const events = trace.body.trace.events.filter((e: { trace_id: string }) =>
     e.trace_id === traceId
   );
-  const of = (type: string) =>
-    events.find((e: { event_type: string }) => e.event_type === type);
+  const of = (type: string) => events.find((e: { event_type: string }) => e.event_type === type);
   const said = of("classification").payload.plaintext;
   const routed = of("routing_decision");
   const r = routed.payload.plaintext;
@@ -123,9 +118,7 @@ describe("compatible and native decisions agree (fixtures/compat_golden)", () =>
         model: "switchyard",
         ...golden.openai,
       });
-      const explicit = typeof golden.openai.model === "string"
-        ? golden.openai.model
-        : null;
+      const explicit = typeof golden.openai.model === "string" ? golden.openai.model : null;
       const body = equivalentBody(translated.messages, explicit);
       // A new case may leave `native` out for the update to write; a written one is checked.
       if (UPDATE && golden.native === undefined) {

@@ -13,10 +13,7 @@ import { anthropicMessagesBody } from "../../src/providers/anthropic_messages_re
 import { geminiBody } from "../../src/providers/gemini_request.ts";
 import { ollamaBody } from "../../src/providers/ollama_request.ts";
 import { openAiChatBody } from "../../src/providers/openai_chat_request.ts";
-import type {
-  ChatMessage,
-  CompletionRequest,
-} from "../../src/providers/types.ts";
+import type { ChatMessage, CompletionRequest } from "../../src/providers/types.ts";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";

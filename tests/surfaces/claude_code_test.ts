@@ -14,17 +14,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import type { WireProtocol } from "../../src/providers/registry.ts";
-import {
-  type Account,
-  call,
-  createTestApp,
-  signUp,
-  type TestApp,
-} from "../support/app.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 interface Recorded {
   method: string;
@@ -69,9 +60,7 @@ const KINDS: Kind[] = [
       const next = b.messages[at + 1];
       return at >= 0 && typeof b.messages[at].content === "string" &&
         next?.role === "user" &&
-        next.content.some((p: Any) =>
-          p.image_url?.url === `data:image/png;base64,${PNG}`
-        );
+        next.content.some((p: Any) => p.image_url?.url === `data:image/png;base64,${PNG}`);
     },
   },
   {
@@ -100,9 +89,7 @@ const KINDS: Kind[] = [
     images: true,
     carries: (b: Any) =>
       b.contents.some((c: Any) => {
-        const at = c.parts.findIndex((p: Any) =>
-          p.functionResponse !== undefined
-        );
+        const at = c.parts.findIndex((p: Any) => p.functionResponse !== undefined);
         return at >= 0 && c.parts[at + 1]?.inlineData?.data === PNG;
       }),
   },
@@ -145,9 +132,7 @@ function send(k: Kind, body: unknown): Promise<Response> {
       headers: {
         ...RECORDED.headers,
         "x-api-key": alice.apiKey,
-        ...(k.header === ""
-          ? {}
-          : { [`x-router-provider-${k.header}-api-key`]: "sk-test" }),
+        ...(k.header === "" ? {} : { [`x-router-provider-${k.header}-api-key`]: "sk-test" }),
       },
       body: JSON.stringify(body),
     }),
@@ -176,9 +161,7 @@ describe("Claude Code's request, a PNG in a tool result, to every provider kind"
         /^text\/event-stream/,
       );
       assert.match(text, /event: message_stop/);
-      const sent = fake.requests.find((r) =>
-        r.method === "POST" && !r.path.includes("/api/show")
-      )!;
+      const sent = fake.requests.find((r) => r.method === "POST" && !r.path.includes("/api/show"))!;
       const body = sent.json as Record<string, unknown>;
       assert.equal(k.carries(body), k.images, sent.body.slice(0, 2000));
       const session = response.headers.get("x-router-session-id")!;

@@ -10,11 +10,7 @@ import { describe, test } from "node:test";
 import OpenAI from "openai";
 import { call } from "../support/app.ts";
 import { checkedFetch } from "../support/compat_fetch.ts";
-import {
-  engineHarness,
-  ollamaReply,
-  openAiReply,
-} from "../support/engine_app.ts";
+import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
 
 const h = engineHarness();
 const PNG =
@@ -132,9 +128,8 @@ describe("content gates on /v1/chat/completions", () => {
     }).withResponse();
     assert.equal(data.model, "ollama/qwen3:8b");
     const sent = h.ollama.requests.find((r) => r.path === "/api/chat")!;
-    const messages =
-      (sent.json as { messages: { content: string; images?: unknown }[] })
-        .messages;
+    const messages = (sent.json as { messages: { content: string; images?: unknown }[] })
+      .messages;
     assert.equal(
       messages[0].content,
       "look\n[image omitted: image/png, 70 bytes]",

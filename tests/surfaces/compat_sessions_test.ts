@@ -16,15 +16,8 @@ import type { Db } from "../../src/store/db.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { checkedFetch } from "../support/compat_fetch.ts";
 import { storesUnderTest } from "../support/databases.ts";
-import {
-  createEngineApp,
-  openAiReply,
-  openAiStream,
-} from "../support/engine_app.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { createEngineApp, openAiReply, openAiStream } from "../support/engine_app.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 const PROVIDER_KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const POLICY = {
@@ -259,9 +252,7 @@ for (const store of storesUnderTest(process.env)) {
     }
 
     test("eight concurrent streamed continuations through the Anthropic client all stream", async () => {
-      const key = `user_${
-        "ab".repeat(32)
-      }_account__session_streamed-${store.name}`;
+      const key = `user_${"ab".repeat(32)}_account__session_streamed-${store.name}`;
       const first = [{ role: "user" as const, content: "start streaming" }];
       openai.enqueue(openAiReply({ text: "started" }));
       const origin = await messages().messages.create({

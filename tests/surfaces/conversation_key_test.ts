@@ -10,10 +10,7 @@ import {
   anthropicMessagesRequest,
   metadataSessionKey,
 } from "../../src/surfaces/anthropic_request.ts";
-import {
-  equivalentBody,
-  madeUpPaths,
-} from "../../src/surfaces/equivalent_body.ts";
+import { equivalentBody, madeUpPaths } from "../../src/surfaces/equivalent_body.ts";
 import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 
 const SESSION = "34832e57-9b65-4df6-9604-60b9fc786bcb";
@@ -79,8 +76,7 @@ describe("conversation keys", () => {
 
 describe("the equivalent native body", () => {
   test("own text, paths in order of first appearance, results after the last user message as files", () => {
-    const hash = (s: string) =>
-      `sha256:${createHash("sha256").update(s).digest("hex")}`;
+    const hash = (s: string) => `sha256:${createHash("sha256").update(s).digest("hex")}`;
     const body = equivalentBody([
       { role: "user", content: "read things" },
       {

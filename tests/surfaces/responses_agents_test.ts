@@ -1,5 +1,6 @@
 /**
- * OpenAI's Agents SDK for TypeScript (`@openai/agents`) against the Responses
+ * OpenAI's Agents SDK for TypeScript (`@openai/agents`: its core and OpenAI packages, the parts
+ * it bundles besides the realtime one) against the Responses
  * surface: an agent with one function tool runs to its final output, its
  * model an OpenAI client whose base URL is the service, tracing export off.
  * The SDK runs the tool itself and sends its output back, as it does against
@@ -8,7 +9,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from "@openai/agents";
+import { Agent, Runner, setTracingDisabled, tool } from "@openai/agents-core";
+import { OpenAIProvider } from "@openai/agents-openai";
 import { z } from "zod";
 import { call } from "../support/app.ts";
 import {

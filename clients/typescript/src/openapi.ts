@@ -505,6 +505,90 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI Responses: create a response
+         * @description One turn of one model call, routed by the named policy the `model` field names, as `/v1/chat/completions` is. `store` (default true) keeps the response retrievable by its owner; `previous_response_id` continues that response's session with its conversation supplied by the service; `store: false` is retrievable by no one but is still a recorded turn of a session. Streamed (`stream: true`) as OpenAI's semantic events, `sequence_number` from 0.
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/input_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI Responses: count input tokens
+         * @description The estimate the service routes and trims with, of everything the request would send: instructions, the conversation (a previous response's chain included) and the tools.
+         */
+        post: operations["countResponseInputTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenAI Responses: retrieve a stored response
+         * @description A response the caller stored (`store: true`); another user's, a deleted or an unstored one is 404.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /**
+         * OpenAI Responses: delete a stored response
+         * @description Forgets the response: it can no longer be retrieved, continued or referenced. The turn stays recorded in its session.
+         */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenAI Responses: a stored response's input items
+         * @description The items the request gave (item references resolved, reasoning items left out), each with an id; OpenAI's cursor list.
+         */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -911,11 +995,10 @@ export type components = {
                 };
             };
             /**
-             * @description Prompt caching. `auto`: requests to Anthropic models that carry no `cache_control` marks of the client's get two placed by the service (after the tools and system prompt, and on the last message), and OpenAI requests carry `prompt_cache_key` = the session id. `off`: the service adds neither; marks and keys a client sent itself are passed on either way.
-             * @default auto
+             * @description Prompt caching; `auto` when absent. `auto`: requests to Anthropic models that carry no `cache_control` marks of the client's get two placed by the service (after the tools and system prompt, and on the last message), and OpenAI requests carry `prompt_cache_key` = the session id. `off`: the service adds neither; marks and keys a client sent itself are passed on either way.
              * @enum {unknown}
              */
-            caching: "auto" | "off";
+            caching?: "auto" | "off";
         };
         PolicyVersionSummary: {
             name: string;
@@ -1326,7 +1409,7 @@ export type components = {
             };
             paths: Record<string, unknown>;
         };
-        /** @description An error in OpenAI's shape: the native error code in `code`, the native HTTP status. */
+        /** @description An error in OpenAI's shape with OpenAI's HTTP status for it (invalid input 400): the native error code in `code`. */
         OpenAiError: {
             error: {
                 message: string;
@@ -1335,15 +1418,17 @@ export type components = {
                 code: components["schemas"]["ErrorCode"];
             };
         };
-        /** @description An error in Anthropic's shape, with the native HTTP status. */
+        /** @description An error in Anthropic's shape with Anthropic's HTTP status for it: invalid input 400, `request_too_large` 413, `overloaded_error` 529. */
         AnthropicError: {
             /** @constant */
             type: "error";
             error: {
                 /** @enum {unknown} */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "api_error" | "overloaded_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error" | "overloaded_error";
                 message: string;
             };
+            /** @description The request's id, as its `request-id` header carries it (absent in a stream's `error` event). */
+            request_id?: string;
         };
         /** @description OpenAI's Chat Completions request; unknown fields are ignored. */
         OpenAiChatRequest: {
@@ -1471,6 +1556,94 @@ export type components = {
             };
         };
         AnthropicTokenCount: {
+            input_tokens: number;
+        };
+        /** @description OpenAI's response create request; the fields the service takes, ignores and refuses are listed in the documentation. Unknown fields are ignored. */
+        ResponsesRequest: {
+            /** @description `switchyard`, `switchyard/<name>[@<version>]` or a `provider/model`. */
+            model: string;
+            /** @description A string (one user message) or input items: `message` (roles user, system, developer, assistant), `function_call`, `function_call_output`, `custom_tool_call`, `custom_tool_call_output`, `reasoning` (dropped), `item_reference` (to an item of a response the caller stored). */
+            input?: string | Record<string, unknown>[];
+            /** @description The system prompt. */
+            instructions?: string | null;
+            previous_response_id?: string | null;
+            /** @default true */
+            store: boolean | null;
+            stream?: boolean | null;
+            tools?: Record<string, unknown>[];
+            tool_choice?: ("auto" | "none" | "required") | Record<string, unknown>;
+            text?: Record<string, unknown>;
+            temperature?: number | null;
+            top_p?: number | null;
+            max_output_tokens?: number | null;
+            parallel_tool_calls?: boolean | null;
+            /**
+             * @default disabled
+             * @enum {string|null}
+             */
+            truncation: "auto" | "disabled" | null;
+            reasoning?: Record<string, unknown> | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The client's conversation key: one session per user and key. */
+            prompt_cache_key?: string | null;
+        };
+        /** @description OpenAI's response object. */
+        ResponsesResponse: {
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            /** @enum {string} */
+            status: "completed" | "incomplete" | "failed" | "in_progress";
+            error: null | {
+                code: string;
+                message: string;
+            };
+            incomplete_details: null | {
+                /** @enum {string} */
+                reason: "max_output_tokens" | "content_filter";
+            };
+            /** @description The `provider/model` that answered. */
+            model: string;
+            output: {
+                /** @enum {string} */
+                type: "message" | "function_call" | "custom_tool_call";
+                id: string;
+            }[];
+            usage?: null | {
+                input_tokens: number;
+                input_tokens_details: {
+                    cached_tokens: number;
+                };
+                output_tokens: number;
+                output_tokens_details: {
+                    reasoning_tokens: number;
+                };
+                total_tokens: number;
+            };
+            previous_response_id?: string | null;
+            store?: boolean;
+        };
+        ResponsesItemList: {
+            /** @constant */
+            object: "list";
+            data: Record<string, unknown>[];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        ResponsesDeleted: {
+            id: string;
+            /** @constant */
+            object: "response";
+            /** @constant */
+            deleted: true;
+        };
+        ResponsesInputTokens: {
+            /** @constant */
+            object: "response.input_tokens";
             input_tokens: number;
         };
         UsageDay: {
@@ -1773,6 +1946,75 @@ export type components = {
                 };
             };
         };
+        /** @description An error in OpenAI's shape with OpenAI's status for it, and the request's id; a turn that was recorded (a refusal) is named by the router headers. */
+        OpenAiTurnError: {
+            headers: {
+                "x-request-id": components["headers"]["OpenAiRequestId"];
+                "X-Router-Session-Id": components["headers"]["RefusedSessionId"];
+                "X-Router-Trace-Id": components["headers"]["RefusedTraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAiError"];
+            };
+        };
+        /** @description An error in Anthropic's shape with Anthropic's status for it, and the request's id; a turn that was recorded (a refusal) is named by the router headers. */
+        AnthropicTurnError: {
+            headers: {
+                "request-id": components["headers"]["AnthropicRequestId"];
+                "X-Router-Session-Id": components["headers"]["RefusedSessionId"];
+                "X-Router-Trace-Id": components["headers"]["RefusedTraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description An error in Anthropic's shape with Anthropic's status for it, and the request's id. */
+        AnthropicApiError: {
+            headers: {
+                "request-id": components["headers"]["AnthropicRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description An error in Anthropic's shape when the request carries `anthropic-version`, else in OpenAI's, each with its API's status and the request's id. */
+        CompatApiError: {
+            headers: {
+                "x-request-id": components["headers"]["CompatOpenAiRequestId"];
+                "request-id": components["headers"]["CompatAnthropicRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAiError"] | components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description No such path under `/v1/`: in Anthropic's shape when the request carries `anthropic-version`, else in OpenAI's, with the request's id. */
+        CompatPathNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["CompatOpenAiRequestId"];
+                "request-id": components["headers"]["CompatAnthropicRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAiError"] | components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description A method a path under `/v1/` does not take (`Allow` lists those it does), in the shape the request asks for. */
+        CompatMethodNotAllowed: {
+            headers: {
+                /** @description The methods the path takes. */
+                Allow: string;
+                "x-request-id": components["headers"]["CompatOpenAiRequestId"];
+                "request-id": components["headers"]["CompatAnthropicRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAiError"] | components["schemas"]["AnthropicError"];
+            };
+        };
     };
     parameters: {
         /** @description Not a UUID: 400 `invalid_session_id`. */
@@ -1787,7 +2029,20 @@ export type components = {
         UserId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id (`req_…`), on every answer, errors included. */
+        OpenAiRequestId: string;
+        /** @description The request's id (`req_…`), on every answer, errors included. */
+        AnthropicRequestId: string;
+        /** @description The request's id (`req_…`) when answered in OpenAI's shape. */
+        CompatOpenAiRequestId: string;
+        /** @description The request's id (`req_…`) when answered in Anthropic's shape (the request carries `anthropic-version`). */
+        CompatAnthropicRequestId: string;
+        /** @description The session the refused or failed turn was recorded in, when one was. */
+        RefusedSessionId: string;
+        /** @description The trace of the refused or failed turn, when one was recorded. */
+        RefusedTraceId: string;
+    };
     pathItems: never;
 };
 export type $defs = Record<string, never>;
@@ -2675,6 +2930,7 @@ export interface operations {
                     "X-Router-Session-Id": string;
                     /** @description The turn's trace id. */
                     "X-Router-Trace-Id": string;
+                    "x-request-id": components["headers"]["OpenAiRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2682,123 +2938,17 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description An error in the API's own shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
+            400: components["responses"]["OpenAiTurnError"];
+            401: components["responses"]["OpenAiTurnError"];
+            403: components["responses"]["OpenAiTurnError"];
+            404: components["responses"]["OpenAiTurnError"];
+            405: components["responses"]["OpenAiTurnError"];
+            409: components["responses"]["OpenAiTurnError"];
+            413: components["responses"]["OpenAiTurnError"];
+            429: components["responses"]["OpenAiTurnError"];
+            500: components["responses"]["OpenAiTurnError"];
+            503: components["responses"]["OpenAiTurnError"];
+            504: components["responses"]["OpenAiTurnError"];
         };
     };
     createMessage: {
@@ -2821,6 +2971,7 @@ export interface operations {
                     "X-Router-Session-Id": string;
                     /** @description The turn's trace id. */
                     "X-Router-Trace-Id": string;
+                    "request-id": components["headers"]["AnthropicRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,123 +2979,17 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description An error in the API's own shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
+            400: components["responses"]["AnthropicTurnError"];
+            401: components["responses"]["AnthropicTurnError"];
+            403: components["responses"]["AnthropicTurnError"];
+            404: components["responses"]["AnthropicTurnError"];
+            405: components["responses"]["AnthropicTurnError"];
+            409: components["responses"]["AnthropicTurnError"];
+            413: components["responses"]["AnthropicTurnError"];
+            429: components["responses"]["AnthropicTurnError"];
+            500: components["responses"]["AnthropicTurnError"];
+            504: components["responses"]["AnthropicTurnError"];
+            529: components["responses"]["AnthropicTurnError"];
         };
     };
     countMessageTokens: {
@@ -2963,10 +3008,51 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
+                    "request-id": components["headers"]["AnthropicRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AnthropicTokenCount"];
+                };
+            };
+            400: components["responses"]["AnthropicApiError"];
+            401: components["responses"]["AnthropicApiError"];
+            403: components["responses"]["AnthropicApiError"];
+            404: components["responses"]["AnthropicApiError"];
+            405: components["responses"]["AnthropicApiError"];
+            409: components["responses"]["AnthropicApiError"];
+            413: components["responses"]["AnthropicApiError"];
+            429: components["responses"]["AnthropicApiError"];
+            500: components["responses"]["AnthropicApiError"];
+            504: components["responses"]["AnthropicApiError"];
+            529: components["responses"]["AnthropicApiError"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The response. Streamed (`stream: true`) as server-sent events, each `data` one of OpenAI's response stream events. */
+            200: {
+                headers: {
+                    /** @description The session the turn was recorded in. */
+                    "X-Router-Session-Id": string;
+                    /** @description The turn's trace id. */
+                    "X-Router-Trace-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesResponse"];
+                    "text/event-stream": string;
                 };
             };
             /** @description An error in the API's own shape. */
@@ -2975,7 +3061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -2984,7 +3070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -2993,7 +3079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3002,7 +3088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3011,7 +3097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3020,7 +3106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3029,16 +3115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3047,7 +3124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3056,7 +3133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3065,7 +3142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3074,7 +3151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
             /** @description An error in the API's own shape. */
@@ -3083,14 +3160,407 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnthropicError"];
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    countResponseInputTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesInputTokens"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A response id (`resp_…`) of a response the caller stored. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response as it was answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesResponse"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A response id (`resp_…`) of a response the caller stored. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesDeleted"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                limit?: number;
+                order?: "asc" | "desc";
+                /** @description An item id: the list starts after it. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A response id (`resp_…`) of a response the caller stored. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesItemList"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An error in the API's own shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
         };
     };
     listCompatModels: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With `anthropic-version`: models per page, 1–1000 (default 20). */
+                limit?: number;
+                /** @description With `anthropic-version`: the page after this model id. */
+                after_id?: string;
+                /** @description With `anthropic-version`: the page before this model id. */
+                before_id?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3100,129 +3570,26 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["CompatOpenAiRequestId"];
+                    "request-id": components["headers"]["CompatAnthropicRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompatModelList"];
                 };
             };
-            /** @description An error in the API's own shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
+            400: components["responses"]["CompatApiError"];
+            401: components["responses"]["CompatApiError"];
+            403: components["responses"]["CompatApiError"];
+            404: components["responses"]["CompatApiError"];
+            405: components["responses"]["CompatApiError"];
+            409: components["responses"]["CompatApiError"];
+            413: components["responses"]["CompatApiError"];
+            429: components["responses"]["CompatApiError"];
+            500: components["responses"]["CompatApiError"];
+            503: components["responses"]["CompatApiError"];
+            504: components["responses"]["CompatApiError"];
+            529: components["responses"]["CompatApiError"];
         };
     };
     getCompatModel: {
@@ -3239,129 +3606,26 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["CompatOpenAiRequestId"];
+                    "request-id": components["headers"]["CompatAnthropicRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompatModel"];
                 };
             };
-            /** @description An error in the API's own shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
+            400: components["responses"]["CompatApiError"];
+            401: components["responses"]["CompatApiError"];
+            403: components["responses"]["CompatApiError"];
+            404: components["responses"]["CompatApiError"];
+            405: components["responses"]["CompatApiError"];
+            409: components["responses"]["CompatApiError"];
+            413: components["responses"]["CompatApiError"];
+            429: components["responses"]["CompatApiError"];
+            500: components["responses"]["CompatApiError"];
+            503: components["responses"]["CompatApiError"];
+            504: components["responses"]["CompatApiError"];
+            529: components["responses"]["CompatApiError"];
         };
     };
     getCompatProviderModel: {
@@ -3379,129 +3643,26 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["CompatOpenAiRequestId"];
+                    "request-id": components["headers"]["CompatAnthropicRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompatModel"];
                 };
             };
-            /** @description An error in the API's own shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
+            400: components["responses"]["CompatApiError"];
+            401: components["responses"]["CompatApiError"];
+            403: components["responses"]["CompatApiError"];
+            404: components["responses"]["CompatApiError"];
+            405: components["responses"]["CompatApiError"];
+            409: components["responses"]["CompatApiError"];
+            413: components["responses"]["CompatApiError"];
+            429: components["responses"]["CompatApiError"];
+            500: components["responses"]["CompatApiError"];
+            503: components["responses"]["CompatApiError"];
+            504: components["responses"]["CompatApiError"];
+            529: components["responses"]["CompatApiError"];
         };
     };
     getUserUsage: {
