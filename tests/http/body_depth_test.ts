@@ -79,6 +79,17 @@ const BODY_ROUTES: Record<
     surface: "anthropic",
     template: '{"model":"switchyard","messages":[{"role":"user","content":"hi"}],"metadata":DEEP}',
   },
+  "POST /v1/responses": {
+    json: true,
+    surface: "openai",
+    template: '{"model":"switchyard","input":"hi","metadata":DEEP}',
+  },
+  "POST /v1/responses/input_tokens": {
+    json: true,
+    surface: "openai",
+    template: '{"model":"switchyard","input":"hi","metadata":DEEP}',
+  },
+  "DELETE /v1/responses/:response_id": { json: false },
   "POST /api/v1/sessions/:session_id/execute": {
     json: true,
     template:
