@@ -10,6 +10,7 @@
 import { preCallApproval } from "../core/approvals.ts";
 import { failure, ServiceError } from "../core/errors.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
+import { estimateRequestTokens } from "../core/tokens.ts";
 import { decideTurn, type TurnDecision } from "../core/turn_decision.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { textDelta } from "../core/turn_stream_events.ts";
@@ -166,8 +167,21 @@ function unhonoured(t: TurnContext, turn: ConversationTurn, d: TurnDecision, too
   );
 }
 
+/**
+ * The request's estimate as `count_tokens` / `input_tokens` answer it: the
+ * system prompt, every tool the client sent and every message (decisions.md §15).
+ */
+export function conversationTokens(turn: ConversationTurn): number {
+  return estimateRequestTokens({
+    system: turn.system ?? "",
+    tools: turn.tools,
+    messages: [...turn.split.units.flat(), turn.split.prompt, ...turn.split.tail],
+  });
+}
+
 async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResult> {
   const tried = fallbacks();
+  const sent = conversationTokens(turn);
   for (;;) {
     if (t.signal.aborted) return { kind: "superseded" };
     const provided = catalogInput(t.rc);
@@ -179,6 +193,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
       history: turn.split.history,
       tool_exchanges: turn.split.exchanges,
       conversation_paths: turn.split.conversationPaths,
+      sent_tokens: sent,
       ...(turn.classificationText === undefined
         ? {}
         : { classification_text: turn.classificationText }),
