@@ -20,7 +20,7 @@ import { catalogInput } from "../providers/request_catalog.ts";
 import { unsupportedOption } from "../providers/request_support.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
 import { noRecords } from "../store/turn_writes.ts";
-import { admitModelCall, settleModelCall } from "./budget_gate.ts";
+import { admitModelCall, outputLimitEvent, settleModelCall } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
@@ -87,8 +87,10 @@ async function invoke(
   turn: ConversationTurn,
   d: TurnDecision,
   tools: ToolSpec[],
+  outputLimit: number | null,
 ): Promise<ModelReply> {
   const model = d.routing.model;
+  const maxOutputTokens = outputLimit ?? turn.maxOutputTokens;
   const entry = findProvider(t.deps.registry, model.provider);
   if (entry === undefined) throw new Error(`routed to an unregistered provider`);
   const labels = new Set(
@@ -114,7 +116,7 @@ async function invoke(
     effort: d.routing.effort,
     ...(turn.toolChoice === undefined ? {} : { toolChoice: turn.toolChoice }),
     ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
-    ...(turn.maxOutputTokens === undefined ? {} : { maxOutputTokens: turn.maxOutputTokens }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     stream,
     signal: t.signal,
     newId: t.deps.newId,
@@ -215,12 +217,15 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     const refused = unhonoured(t, turn, d, tools);
     if (refused !== null) return await failTurn(t, refused);
     // The budget admits the call before anything of it starts (decisions.md §13).
-    const admitted = await admitModelCall(t, d);
+    const admitted = await admitModelCall(t, d, turn.maxOutputTokens);
     if (!admitted.ok) return await failTurn(t, admitted.failure);
+    if (admitted.limitNote !== null) {
+      await noteTrace(t, [outputLimitEvent(t, d, admitted.limitNote)]);
+    }
     t.sink.begin();
     let reply: ModelReply;
     try {
-      reply = await invoke(t, turn, d, tools);
+      reply = await invoke(t, turn, d, tools, admitted.outputLimit);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       await settleModelCall(t, d, admitted.reservation, null);

@@ -39,7 +39,7 @@ import {
   recordCost,
 } from "./turn_records.ts";
 import { afterReply } from "./turn_reply.ts";
-import { admitModelCall, settleModelCall } from "./budget_gate.ts";
+import { admitModelCall, outputLimitEvent, settleModelCall } from "./budget_gate.ts";
 import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 
 /** Model calls one request may make while every tool call is answered by the service. */
@@ -62,6 +62,7 @@ async function invoke(
   history: HistoryMessage[],
   memory: MemoryEntry[],
   mediation: MediationContext,
+  outputLimit: number | null,
 ): Promise<ModelReply> {
   const model = d.routing.model;
   const entry = findProvider(t.deps.registry, model.provider);
@@ -81,6 +82,7 @@ async function invoke(
     messages: promptMessages(d.context.included, history, t.input),
     tools,
     effort: d.routing.effort,
+    ...(outputLimit === null ? {} : { maxOutputTokens: outputLimit }),
     stream,
     signal: t.signal,
     newId: t.deps.newId,
@@ -149,11 +151,14 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     // The budget admits the call before anything of it starts (decisions.md §13).
     const admitted = await admitModelCall(t, d);
     if (!admitted.ok) return await failTurn(t, admitted.failure);
+    if (admitted.limitNote !== null) {
+      await noteTrace(t, [outputLimitEvent(t, d, admitted.limitNote)]);
+    }
     t.sink.begin();
     const mediation = mediationContext(t, d);
     let reply: ModelReply;
     try {
-      reply = await invoke(t, d, history, memory, mediation);
+      reply = await invoke(t, d, history, memory, mediation, admitted.outputLimit);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       await settleModelCall(t, d, admitted.reservation, null);

@@ -17,6 +17,7 @@ import m014 from "../../migrations/014_budgets.sql" with { type: "text" };
 import m015 from "../../migrations/015_keys_and_operator.sql" with { type: "text" };
 import m016 from "../../migrations/016_instance_liveness_locks.sql" with { type: "text" };
 import m017 from "../../migrations/017_budget_reservations_index.sql" with { type: "text" };
+import m020 from "../../migrations/020_budget_removals.sql" with { type: "text" };
 import fInstances from "../../migrations/functions/instances.sql" with { type: "text" };
 import fSessions from "../../migrations/functions/sessions.sql" with { type: "text" };
 import fTurnReads from "../../migrations/functions/turn_reads.sql" with { type: "text" };
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: "015_keys_and_operator", sql: m015 },
   { version: 16, name: "016_instance_liveness_locks", sql: m016 },
   { version: 17, name: "017_budget_reservations_index", sql: m017 },
+  { version: 20, name: "020_budget_removals", sql: m020 },
 ];
 
 /**
