@@ -18,16 +18,8 @@ import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import Big from "big.js";
-import {
-  postJson,
-  type ServiceProcess,
-  startService,
-} from "../../bench/service_process.ts";
-import {
-  pgliteStore,
-  postgresStore,
-  type StoreUnderTest,
-} from "./liveness_support.ts";
+import { postJson, type ServiceProcess, startService } from "../../bench/service_process.ts";
+import { pgliteStore, postgresStore, type StoreUnderTest } from "./liveness_support.ts";
 
 const adminUrl = process.env.DATABASE_URL;
 const OPERATOR = "operator-token-for-budget-races";
@@ -36,8 +28,7 @@ const BUDGET = "0.05";
 /** What the provider writes when it may: more than most budgets near their end allow. */
 const WANTED_OUTPUT = 3000;
 
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * A Chat Completions provider that answers every request after `delayMs`,
@@ -358,9 +349,7 @@ async function open(store: () => Promise<StoreUnderTest>) {
 
 const stores: { name: string; open: () => Promise<StoreUnderTest> }[] = [
   { name: "PGlite", open: pgliteStore },
-  ...(adminUrl
-    ? [{ name: "PostgreSQL", open: () => postgresStore(adminUrl) }]
-    : []),
+  ...(adminUrl ? [{ name: "PostgreSQL", open: () => postgresStore(adminUrl) }] : []),
 ];
 
 for (const store of stores) {

@@ -14,7 +14,6 @@ import process from "node:process";
 import Big from "big.js";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { engineHarness, openAiReply, twoInstances } from "../support/engine_app.ts";
-import postgres from "postgres";
 import { setUserBudget } from "../../src/store/budgets.ts";
 import type { FakeProvider } from "../support/fake_provider.ts";
 

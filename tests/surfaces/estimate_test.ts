@@ -10,23 +10,13 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import Anthropic from "@anthropic-ai/sdk";
 import Big from "big.js";
-import {
-  type Account,
-  call,
-  createTestApp,
-  signUp,
-  type TestApp,
-} from "../support/app.ts";
+import { type Account, call, createTestApp, signUp, type TestApp } from "../support/app.ts";
 import { checkedFetch } from "../support/compat_fetch.ts";
-import {
-  type FakeProvider,
-  startFakeProvider,
-} from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { setUserBudget } from "../../src/store/budgets.ts";
 
 const REQUESTS = new URL("../../fixtures/requests/", import.meta.url);
-const json = async (name: string) =>
-  JSON.parse(await readFile(new URL(name, REQUESTS), "utf8"));
+const json = async (name: string) => JSON.parse(await readFile(new URL(name, REQUESTS), "utf8"));
 
 let fake: FakeProvider;
 let app: TestApp;
