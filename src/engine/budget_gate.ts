@@ -19,6 +19,7 @@ import Big from "big.js";
 import { replyReserve } from "../core/candidate_walk.ts";
 import { formatDecimal, hasPrices, usageCost } from "../core/cost.ts";
 import { type Failure, failure } from "../core/errors.ts";
+import { estimateTokens } from "../core/tokens.ts";
 import type { TurnDecision } from "../core/turn_decision.ts";
 import type { TokenUsage } from "../providers/types.ts";
 import { type Admission, admitCall, settleCall } from "../store/budgets.ts";
@@ -52,7 +53,12 @@ export function budgetWindows(now: Date): BudgetWindows {
 export const OUTPUT_FLOOR_TOKENS = 256;
 
 /** A call's reservation, to settle when it ends; null: nothing was reserved. */
-export type Reservation = { id: string; userId: string } | null;
+export type Reservation = {
+  id: string;
+  userId: string;
+  /** What was reserved: the call's most possible cost. */
+  amount: string;
+} | null;
 
 type Refused = Extract<Admission, { budget: true }>;
 
@@ -142,9 +148,12 @@ export async function admitModelCall(
   t.budgeted = true;
   if (admission.admitted) {
     const limited = admission.outputTokens < maxOutput;
+    const amount = new Big(d.estimate.min).plus(
+      new Big(admission.outputTokens).times(outputPrice ?? "0").div(1_000_000),
+    );
     return {
       ok: true,
-      reservation: { id, userId },
+      reservation: { id, userId, amount: formatDecimal(amount) },
       // The limit is sent when the budget lowered it, or the client asked for more than the
       // model gives (the reservation covers what the model gives).
       outputLimit: limited || (clientMax ?? maxOutput) > maxOutput ? admission.outputTokens : null,
@@ -178,16 +187,32 @@ export async function settleModelCall(
   d: TurnDecision,
   reservation: Reservation,
   usage: TokenUsage | null,
+  text = "",
 ): Promise<void> {
   if (reservation === null) return;
+  // A stream cut before the provider reported usage was still billed: its input is the
+  // estimate, its output what arrived.
   const cost = usage === null ? "0" : usageCost(
     d.routing.model,
-    usage.inputTokens ?? 0,
-    usage.outputTokens ?? 0,
+    usage.inputTokens ?? d.context.input_tokens,
+    usage.outputTokens ?? estimateTokens(text),
   ) ?? "0";
-  const settlement = { ...reservation, cost, now: t.deps.now() };
+  await settle(t, reservation, cost);
+}
+
+/** A call that ended in a way nothing tells the cost of (an internal error): it keeps its reservation. */
+export async function settleUnknown(t: TurnContext, reservation: Reservation): Promise<void> {
+  if (reservation !== null) await settle(t, reservation, reservation.amount);
+}
+
+async function settle(
+  t: TurnContext,
+  reservation: NonNullable<Reservation>,
+  cost: string,
+): Promise<void> {
+  const settlement = { id: reservation.id, userId: reservation.userId, cost, now: t.deps.now() };
   // A plaintext turn writes it with its records, in the commit that ends or pauses the turn
-  // (until then its turn holds the run, so the reservation still counts); else at once.
+  // (an error ends it too); else at once.
   if (t.seal === null) (t.records.settlements ??= []).push(settlement);
   else await settleCall(t.deps.db, settlement);
 }

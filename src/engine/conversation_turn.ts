@@ -20,7 +20,7 @@ import { catalogInput } from "../providers/request_catalog.ts";
 import { unsupportedOption } from "../providers/request_support.ts";
 import type { ChatMessage, SamplingOptions, ToolChoice, ToolSpec } from "../providers/types.ts";
 import { noRecords } from "../store/turn_writes.ts";
-import { admitModelCall, outputLimitEvent, settleModelCall } from "./budget_gate.ts";
+import { admitModelCall, outputLimitEvent, settleModelCall, settleUnknown } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
 import { callModel, type ModelReply } from "./provider_call.ts";
@@ -227,7 +227,10 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     try {
       reply = await invoke(t, turn, d, tools, admitted.outputLimit);
     } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
+      if (!(error instanceof ProviderError)) {
+        await settleUnknown(t, admitted.reservation);
+        throw error;
+      }
       await settleModelCall(t, d, admitted.reservation, null);
       const next = tried.failed(d.routing.model, error, t.sink.delivered);
       if ("failure" in next) return await failTurn(t, next.failure);
@@ -235,7 +238,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
       await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), next.hop)]);
       continue;
     }
-    await settleModelCall(t, d, admitted.reservation, reply.usage);
+    await settleModelCall(t, d, admitted.reservation, reply.usage, reply.text);
     return await answered(t, turn, d, reply);
   }
 }

@@ -39,7 +39,7 @@ import {
   recordCost,
 } from "./turn_records.ts";
 import { afterReply } from "./turn_reply.ts";
-import { admitModelCall, outputLimitEvent, settleModelCall } from "./budget_gate.ts";
+import { admitModelCall, outputLimitEvent, settleModelCall, settleUnknown } from "./budget_gate.ts";
 import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 
 /** Model calls one request may make while every tool call is answered by the service. */
@@ -160,7 +160,10 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     try {
       reply = await invoke(t, d, history, memory, mediation, admitted.outputLimit);
     } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
+      if (!(error instanceof ProviderError)) {
+        await settleUnknown(t, admitted.reservation);
+        throw error;
+      }
       await settleModelCall(t, d, admitted.reservation, null);
       const next = tried.failed(d.routing.model, error, t.sink.delivered);
       if ("failure" in next) return await failTurn(t, next.failure);
@@ -168,7 +171,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), next.hop)]);
       continue;
     }
-    await settleModelCall(t, d, admitted.reservation, reply.usage);
+    await settleModelCall(t, d, admitted.reservation, reply.usage, reply.text);
     const usage = await recordCost(t, d, reply.usage);
     t.sink.emit(usageEvent(usage));
     const constrained = d.context.included.some((i) => i.constrained) ||
