@@ -4,7 +4,7 @@
  * API and the OpenAI- and Anthropic-compatible surfaces (through the official
  * clients), on one instance of each store and on two instances sharing
  * PostgreSQL; one instance stopped (SIGSTOP) longer than its heartbeat lapse
- * while its calls are in flight; one killed (kill -9) mid-call. Every race:
+ * and its claims' lease while its calls are in flight; one killed (kill -9) mid-call. Every race:
  * spend never above the budget, the usage report and the budget's ledger
  * agree to the last digit (nothing charged twice, nothing lost), and a killed
  * instance's reservations are freed. Each race prints budget, admitted, spent.
@@ -20,6 +20,7 @@ import OpenAI from "openai";
 import Big from "big.js";
 import { postJson, type ServiceProcess, startService } from "../../bench/service_process.ts";
 import { pgliteStore, postgresStore, type StoreUnderTest } from "./liveness_support.ts";
+import { CLAIM_LEASE_MS } from "../../src/store/runs.ts";
 
 const adminUrl = process.env.DATABASE_URL;
 const OPERATOR = "operator-token-for-budget-races";
@@ -379,7 +380,7 @@ if (adminUrl) {
       await two.stop();
     });
 
-    test("an instance stopped (SIGSTOP) longer than its heartbeat lapse keeps its reservations", async () => {
+    test("an instance stopped (SIGSTOP) longer than its heartbeat lapse and its claims' lease keeps its reservations", async () => {
       const db = await open(() => postgresStore(adminUrl));
       const one = await instance(db);
       const two = await instance(db);
@@ -391,9 +392,9 @@ if (adminUrl) {
       while (provider.state.calls - before < 3) await sleep(20);
       await sleep(200);
       signal(one, "STOP");
-      // Past its heartbeat lapse (3 s) its calls are alive: the other instance must still count
-      // their reservations.
-      await sleep(4000);
+      // Past its heartbeat lapse (3 s) and its claims' lease (30 s) its calls are alive: the other
+      // instance must still count their reservations.
+      await sleep(CLAIM_LEASE_MS + 1000);
       const held = await report(two.url, team);
       assert.ok(
         new Big(held.reserved).gt(0),
@@ -401,14 +402,12 @@ if (adminUrl) {
       );
       provider.state.delayMs = 100;
       const meanwhile = await race([two.url], team, 40, 40);
-
-      await sleep(4000);
       signal(one, "CONT");
       const admitted = (await paused) + meanwhile;
       await settled(
         two.url,
         team,
-        "PostgreSQL, one instance stopped 8 s",
+        "PostgreSQL, one instance stopped 33 s",
         admitted,
       );
       await one.stop();
@@ -433,9 +432,16 @@ if (adminUrl) {
       one.kill("SIGKILL");
       await one.exited;
       await doomed;
-      // Its lock went with its connection: at once, its reservations count no more.
-      const freed = await report(two.url, team);
+      // Its lock went with its connection: as soon as the database sees the connection closed,
+      // its reservations count no more (its heartbeat does not matter: it has a lock).
+      const killedAt = Date.now();
+      let freed = await report(two.url, team);
+      while (freed.reserved !== "0" && Date.now() - killedAt < 5000) {
+        await sleep(50);
+        freed = await report(two.url, team);
+      }
       assert.equal(freed.reserved, "0");
+      console.log(`reservations freed ${Date.now() - killedAt} ms after the kill`);
       provider.state.delayMs = 100;
       const admitted = await race([two.url], team, 50, 40);
       assert.ok(admitted > 0);
