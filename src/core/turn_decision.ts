@@ -15,6 +15,7 @@ import { constrainedPathMatcher, pathsNeedingApproval } from "./privacy.ts";
 import { relevantPaths } from "./relevant_paths.ts";
 import { decideRoute, type RoutingDecision } from "./routing.ts";
 import type { HistoryMessage, MemoryEntry, ToolExchange } from "./run_items.ts";
+import { serviceAdditionsTokens } from "./service_prompt.ts";
 import { estimateTokens } from "./tokens.ts";
 import type { TurnRequest } from "./turn_request_types.ts";
 import type { PermissionMode } from "./vocabulary.ts";
@@ -47,6 +48,12 @@ export interface TurnDecisionInput {
   /** Text to classify when it is not `input.text` (an injected message). */
   classification_text?: string;
   is_valid_provider_id?: (id: string) => boolean;
+  /**
+   * The estimate of the whole request as a compatible surface would send it
+   * untrimmed (system prompt, tool definitions, every message: `estimateRequestTokens`).
+   * Absent: a native turn, whose service additions the core counts itself.
+   */
+  sent_tokens?: number;
 }
 
 export interface TurnDecision {
@@ -71,13 +78,20 @@ export function decideTurn(input: TurnDecisionInput): Outcome<TurnDecision> {
     memory: input.memory,
     tool_exchanges: tools,
   });
-  const promptTokens = estimateTokens(request.input.text);
+  // What is sent besides the context items: a native call's service additions, or what a
+  // compatible request carries beyond them (system, tools, framing, images). The untrimmed
+  // total is then exactly the request's estimate (decisions.md §15).
+  const textTokens = estimateTokens(request.input.text);
+  const unlisted = input.sent_tokens === undefined
+    ? serviceAdditionsTokens(request)
+    : input.sent_tokens - items.reduce((sum, i) => i.duplicate ? sum : sum + i.tokens, textTokens);
+  const promptTokens = Math.max(0, textTokens + unlisted);
   const routing = decideRoute({
     request,
     intent: classification.intent,
     items,
     relevant_paths: paths,
-    required_tokens: requiredTokens(items, request.input.text),
+    required_tokens: requiredTokens(items, request.input.text) - textTokens + promptTokens,
     ...(input.content_capabilities === undefined
       ? {}
       : { content_capabilities: input.content_capabilities }),

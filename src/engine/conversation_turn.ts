@@ -10,6 +10,7 @@
 import { preCallApproval } from "../core/approvals.ts";
 import { failure, ServiceError } from "../core/errors.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
+import { estimateRequestTokens } from "../core/tokens.ts";
 import { decideTurn, type TurnDecision, type TurnDecisionInput } from "../core/turn_decision.ts";
 import type { TurnRequest } from "../core/turn_request_types.ts";
 import { textDelta } from "../core/turn_stream_events.ts";
@@ -28,7 +29,7 @@ import type {
   UserMessage,
 } from "../providers/types.ts";
 import { noRecords, type TurnRecords } from "../store/turn_writes.ts";
-import { admitModelCall, settleModelCall } from "./budget_gate.ts";
+import { admitModelCall, outputLimitEvent, settleModelCall, settleUnknown } from "./budget_gate.ts";
 import { assembleConversation, type ConversationSplit } from "./conversation_split.ts";
 import { fallbacks } from "./fallback_hops.ts";
 import { imagesAsNotes, type OmittedImage } from "./image_notes.ts";
@@ -126,6 +127,7 @@ export function conversationDecisionInput(
     request: turn.request,
     ...provided,
     history: turn.split.history,
+    sent_tokens: conversationTokens(turn),
     content_capabilities: contentNeeds({ prompt: turn.split.prompt, sampling: turn.sampling }),
   };
 }
@@ -197,8 +199,10 @@ async function invoke(
   d: TurnDecision,
   tools: ToolSpec[],
   messages: ChatMessage[],
+  outputLimit: number | null,
 ): Promise<ModelReply> {
   const model = d.routing.model;
+  const maxOutputTokens = outputLimit ?? turn.maxOutputTokens;
   const entry = findProvider(t.deps.registry, model.provider);
   if (entry === undefined) throw new Error(`routed to an unregistered provider`);
   const stream = t.sink.streaming && model.capabilities.streaming === true;
@@ -221,7 +225,7 @@ async function invoke(
     effort: d.routing.effort,
     ...(turn.toolChoice === undefined ? {} : { toolChoice: turn.toolChoice }),
     ...(turn.sampling === undefined ? {} : { sampling: turn.sampling }),
-    ...(turn.maxOutputTokens === undefined ? {} : { maxOutputTokens: turn.maxOutputTokens }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     stream,
     caching: promptCaching(t.input.request.policy, t.session.id, turn.cacheKey),
     signal: t.signal,
@@ -299,6 +303,18 @@ function untrimmable(d: TurnDecision) {
   );
 }
 
+/**
+ * The request's estimate as `count_tokens` / `input_tokens` answer it: the
+ * system prompt, every tool the client sent and every message (decisions.md §15).
+ */
+export function conversationTokens(turn: ConversationTurn): number {
+  return estimateRequestTokens({
+    system: turn.system ?? "",
+    tools: turn.tools,
+    messages: [...turn.split.units.flat(), turn.split.prompt, ...turn.split.tail],
+  });
+}
+
 async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResult> {
   const tried = fallbacks();
   for (;;) {
@@ -329,18 +345,24 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
     if (refused !== null) return await failTurn(t, refused);
     t.timing.lap("decision");
     // The budget admits the call before anything of it starts (decisions.md §13).
-    const admitted = await admitModelCall(t, d);
+    const admitted = await admitModelCall(t, d, turn.maxOutputTokens);
     t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
+    if (admitted.limitNote !== null) {
+      await noteTrace(t, [outputLimitEvent(t, d, admitted.limitNote)]);
+    }
     if (sent.omitted.length > 0) {
       await noteTrace(t, omittedEvents(decisionScope(baseScope(t), d), sent.omitted, sent.why));
     }
     t.sink.begin();
     let reply: ModelReply;
     try {
-      reply = await invoke(t, turn, d, tools, sent.messages);
+      reply = await invoke(t, turn, d, tools, sent.messages, admitted.outputLimit);
     } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
+      if (!(error instanceof ProviderError)) {
+        await settleUnknown(t, admitted.reservation);
+        throw error;
+      }
       await settleModelCall(t, d, admitted.reservation, null);
       const next = tried.failed(d.routing.model, error, t.sink.delivered);
       if ("failure" in next) return await failTurn(t, next.failure);
@@ -348,7 +370,7 @@ async function oneCall(t: TurnContext, turn: ConversationTurn): Promise<TurnResu
       await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), next.hop)]);
       continue;
     }
-    await settleModelCall(t, d, admitted.reservation, reply.usage);
+    await settleModelCall(t, d, admitted.reservation, reply.usage, reply.text);
     return await answered(t, turn, d, reply);
   }
 }

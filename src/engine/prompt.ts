@@ -8,12 +8,10 @@
  */
 import type { ContextItem } from "../core/context_items.ts";
 import { memoryPreamble } from "../core/memory_tool.ts";
+import { BASE_PREAMBLE, branchLine } from "../core/service_prompt.ts";
 import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 import type { ChatMessage } from "../providers/types.ts";
 import type { RunInput } from "./run_input.ts";
-
-const BASE_PREAMBLE =
-  "You are a coding assistant working in the user's workspace through the tools offered. File paths are relative to the workspace root.";
 
 function section(item: ContextItem): string | null {
   switch (item.kind) {
@@ -37,7 +35,7 @@ export function systemPreamble(
 ): string {
   const parts = [BASE_PREAMBLE];
   if (request.workspace.git_branch !== null) {
-    parts.push(`Current git branch: ${request.workspace.git_branch}`);
+    parts.push(branchLine(request.workspace.git_branch));
   }
   for (const item of included) {
     const text = section(item);

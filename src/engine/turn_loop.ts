@@ -39,7 +39,7 @@ import {
   recordCost,
 } from "./turn_records.ts";
 import { afterReply } from "./turn_reply.ts";
-import { admitModelCall, settleModelCall } from "./budget_gate.ts";
+import { admitModelCall, outputLimitEvent, settleModelCall, settleUnknown } from "./budget_gate.ts";
 import type { HistoryMessage, MemoryEntry } from "../core/run_items.ts";
 
 /** Model calls one request may make while every tool call is answered by the service. */
@@ -62,6 +62,7 @@ async function invoke(
   history: HistoryMessage[],
   memory: MemoryEntry[],
   mediation: MediationContext,
+  outputLimit: number | null,
 ): Promise<ModelReply> {
   const model = d.routing.model;
   const entry = findProvider(t.deps.registry, model.provider);
@@ -81,6 +82,7 @@ async function invoke(
     messages: promptMessages(d.context.included, history, t.input),
     tools,
     effort: d.routing.effort,
+    ...(outputLimit === null ? {} : { maxOutputTokens: outputLimit }),
     stream,
     caching: promptCaching(t.input.request.policy, t.session.id),
     signal: t.signal,
@@ -154,13 +156,19 @@ async function loop(t: TurnContext): Promise<TurnResult> {
     const admitted = await admitModelCall(t, d);
     t.timing.lap("budget");
     if (!admitted.ok) return await failTurn(t, admitted.failure);
+    if (admitted.limitNote !== null) {
+      await noteTrace(t, [outputLimitEvent(t, d, admitted.limitNote)]);
+    }
     t.sink.begin();
     const mediation = mediationContext(t, d);
     let reply: ModelReply;
     try {
-      reply = await invoke(t, d, history, memory, mediation);
+      reply = await invoke(t, d, history, memory, mediation, admitted.outputLimit);
     } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
+      if (!(error instanceof ProviderError)) {
+        await settleUnknown(t, admitted.reservation);
+        throw error;
+      }
       await settleModelCall(t, d, admitted.reservation, null);
       const next = tried.failed(d.routing.model, error, t.sink.delivered);
       if ("failure" in next) return await failTurn(t, next.failure);
@@ -168,7 +176,7 @@ async function loop(t: TurnContext): Promise<TurnResult> {
       await noteTrace(t, [fallbackHopEvent(decisionScope(baseScope(t), d), next.hop)]);
       continue;
     }
-    await settleModelCall(t, d, admitted.reservation, reply.usage);
+    await settleModelCall(t, d, admitted.reservation, reply.usage, reply.text);
     const usage = await recordCost(t, d, reply.usage);
     t.sink.emit(usageEvent(usage));
     const constrained = d.context.included.some((i) => i.constrained) ||

@@ -23,11 +23,13 @@ function plainOrNull(value: string | null): string | null {
 }
 
 /**
- * Sets a user's budget; `{ daily: null, monthly: null }` removes it. A budget
- * given to a user without one, whose ledger holds nothing of `now`'s UTC
- * month, starts from the month's spend so far as the usage events recorded
- * it (one spent row per UTC day), in the same statement: the windows count
- * what was spent before the budget too.
+ * Sets a user's budget; `{ daily: null, monthly: null }` removes it and
+ * records when (migration 020). A budget given to a user without one counts
+ * what the windows hold already, in the same statement, from the usage
+ * events (one spent row per UTC day): for a budget given again, what was
+ * spent since it was removed; for a first budget whose ledger holds nothing of
+ * `now`'s UTC month, the month's spend so far. So the windows count the real
+ * spend whatever the budget's history.
  */
 export async function setUserBudget(
   db: Queryable,
@@ -36,7 +38,12 @@ export async function setUserBudget(
   now: Date,
 ): Promise<void> {
   if (budget.daily === null && budget.monthly === null) {
-    await db.query("DELETE FROM user_budgets WHERE user_id = $1", [userId]);
+    await db.query(
+      `WITH gone AS (DELETE FROM user_budgets WHERE user_id = $1 RETURNING user_id)
+       INSERT INTO budget_removals (user_id, removed_at) SELECT user_id, $2 FROM gone
+       ON CONFLICT (user_id) DO UPDATE SET removed_at = excluded.removed_at`,
+      [userId, now],
+    );
     return;
   }
   const monthFrom = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -48,14 +55,25 @@ export async function setUserBudget(
        ON CONFLICT (user_id) DO UPDATE
          SET daily = excluded.daily, monthly = excluded.monthly, updated_at = excluded.updated_at
        RETURNING (xmax = 0) AS created
+     ),
+     removed AS (
+       DELETE FROM budget_removals r USING up
+       WHERE up.created AND r.user_id = $1
+       RETURNING r.removed_at
+     ),
+     since AS (
+       SELECT CASE
+         WHEN EXISTS (SELECT 1 FROM removed) THEN greatest((SELECT removed_at FROM removed), $5)
+         WHEN NOT EXISTS (SELECT 1 FROM budget_ledger l
+                          WHERE l.user_id = $1 AND l.at >= $5 AND l.at < $6) THEN $5
+       END AS at
+       FROM up WHERE up.created
      )
      INSERT INTO budget_ledger (id, user_id, spent, amount, at)
      SELECT gen_random_uuid(), $1, true, sum(e.cost), date_trunc('day', e.created_at, 'UTC')
-     FROM up, usage_events e JOIN sessions s ON s.id = e.session_id
-     WHERE up.created AND s.user_id = $1 AND e.cost IS NOT NULL
-       AND e.created_at >= $5 AND e.created_at < $6
-       AND NOT EXISTS (SELECT 1 FROM budget_ledger l
-                       WHERE l.user_id = $1 AND l.at >= $5 AND l.at < $6)
+     FROM since, usage_events e JOIN sessions s ON s.id = e.session_id
+     WHERE since.at IS NOT NULL AND s.user_id = $1 AND e.cost IS NOT NULL
+       AND e.created_at >= since.at AND e.created_at < $6
      GROUP BY date_trunc('day', e.created_at, 'UTC')`,
     [userId, budget.daily, budget.monthly, now, monthFrom, monthTo],
   );
@@ -90,8 +108,13 @@ export type Admission =
   | {
     budget: true;
     admitted: boolean;
-    /** The first window refused, daily first; null when admitted. */
+    /**
+     * The window with the least left after this call's input (daily on a tie):
+     * what refused the call, or limited its output; null without limits.
+     */
     window: "daily" | "monthly" | null;
+    /** The output limit the call was given (0 when refused). */
+    outputTokens: number;
     daily: string | null;
     monthly: string | null;
     daySpent: string;
@@ -105,6 +128,12 @@ export interface AdmissionRequest {
   userId: string;
   /** The call's input cost (the decision's `estimate.min`), a decimal string. */
   amount: string;
+  /** The model's output price per million tokens; null: none declared. */
+  outputPrice: string | null;
+  /** The most output tokens the call may be given: the client's and the model's limit. */
+  maxOutput: number;
+  /** The fewest output tokens worth the call: fewer refuse it. */
+  floor: number;
   instance: string;
   /** The run and turn holding the call: the reservation counts while the turn holds its run. */
   runId: string;
@@ -123,13 +152,16 @@ interface AdmissionRow {
   day_spent?: string;
   month_spent?: string;
   reserved?: string;
+  output_tokens?: number;
 }
 
 /**
  * Admits a model call against its user's budget in one statement, atomic
  * across instances: the user's budget row is locked, the windows' spend and
- * the live reservations summed, and the call's reservation inserted if every
- * window with a limit holds it. A user without a budget writes nothing.
+ * the live reservations summed, the call given the most output tokens what is
+ * left pays for, and its reservation (input cost plus that output priced as
+ * output) inserted when that is at least `floor`. A user without a budget
+ * writes nothing.
  */
 export async function admitCall(
   db: Queryable,
@@ -141,6 +173,9 @@ export async function admitCall(
       id: a.id,
       user_id: a.userId,
       amount: a.amount,
+      output_price: a.outputPrice,
+      max_output: a.maxOutput,
+      floor: a.floor,
       instance: a.instance,
       run_id: a.runId,
       turn_id: a.turnId,
@@ -157,6 +192,7 @@ export async function admitCall(
     budget: true,
     admitted: row.admitted === true,
     window: row.window ?? null,
+    outputTokens: row.output_tokens ?? 0,
     daily: plainOrNull(row.daily ?? null),
     monthly: plainOrNull(row.monthly ?? null),
     daySpent: plainDecimal(row.day_spent ?? "0"),

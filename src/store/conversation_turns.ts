@@ -1,6 +1,6 @@
 /**
  * Which session a compatible surface's conversation belongs to (decisions.md
- * §12): the one the client's conversation key names (migration 022), else the
+ * §12): the one the client's conversation key names (migration 021), else the
  * one whose recorded conversation, by its digest as answered, this request
  * continues. A turn records its conversation with its other records
  * (turn_writes.ts, in the same statement); a key is recorded with the session

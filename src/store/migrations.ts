@@ -19,7 +19,8 @@ import m016 from "../../migrations/016_instance_liveness_locks.sql" with { type:
 import m017 from "../../migrations/017_budget_reservations_index.sql" with { type: "text" };
 import m018 from "../../migrations/018_responses.sql" with { type: "text" };
 import m019 from "../../migrations/019_cache_write_tokens.sql" with { type: "text" };
-import m022 from "../../migrations/022_conversation_keys.sql" with { type: "text" };
+import m020 from "../../migrations/020_budget_removals.sql" with { type: "text" };
+import m021 from "../../migrations/021_conversation_keys.sql" with { type: "text" };
 import fInstances from "../../migrations/functions/instances.sql" with { type: "text" };
 import fSessions from "../../migrations/functions/sessions.sql" with { type: "text" };
 import fTurnReads from "../../migrations/functions/turn_reads.sql" with { type: "text" };
@@ -53,7 +54,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 17, name: "017_budget_reservations_index", sql: m017 },
   { version: 18, name: "018_responses", sql: m018 },
   { version: 19, name: "019_cache_write_tokens", sql: m019 },
-  { version: 22, name: "022_conversation_keys", sql: m022 },
+  { version: 20, name: "020_budget_removals", sql: m020 },
+  { version: 21, name: "021_conversation_keys", sql: m021 },
 ];
 
 /**

@@ -89,7 +89,9 @@ describe("preview", () => {
       ],
       excluded_context: ["file secrets/token.txt (restricted)"],
       // input: prompt 6 + instruction 2 + file 1000 + diff 9 + message 2 + memory 1 = 1020 tokens
-      estimated_cost: { min: "0.00306", max: "0.12594", currency: "USD" },
+      // 1909 input tokens at 3 USD a million: the context's 1020 and the 889 the service adds
+      // itself (its system prompt, its tool definitions, the prompt message's framing).
+      estimated_cost: { min: "0.005727", max: "0.128607", currency: "USD" },
       required_permissions: [
         { permission: "file_read", mode: "allow" },
         { permission: "shell", mode: "deny" },

@@ -4,7 +4,7 @@
  * input as routing estimates it. Errors come in Anthropic's shape with
  * Anthropic's status; `anthropic-version` and `anthropic-beta` change nothing.
  */
-import { estimateTokens } from "../../core/tokens.ts";
+import { estimateRequestTokens } from "../../core/tokens.ts";
 import { anthropicError, anthropicSurface } from "../../surfaces/anthropic_answer.ts";
 import {
   anthropicConversation,
@@ -39,21 +39,9 @@ export const countTokens: Endpoint = {
     const { model, system, messages, tools } = anthropicConversation(body);
     // A model /v1/messages would answer 404 for is 404 here too.
     await assertKnownModel(ctx, model);
-    // The estimate routing and trimming use (decisions.md §6), over what the request carries.
-    const parts = [
-      system ?? "",
-      ...messages.map((m) =>
-        m.role === "assistant"
-          ? [
-            m.content,
-            ...(m.toolCalls ?? []).map((c) => `${c.name} ${JSON.stringify(c.arguments)}`),
-          ]
-            .join("\n")
-          : m.content
-      ),
-      ...tools.map((t) => JSON.stringify(t)),
-    ];
-    const input = parts.reduce((sum, p) => sum + estimateTokens(p), 0);
+    // The estimate routing, prices and budgets use, of everything /v1/messages would send
+    // (decisions.md §15): the same figure that request's `message_start` reports.
+    const input = estimateRequestTokens({ system: system ?? "", tools, messages });
     return jsonResponse({ input_tokens: input });
   },
 };

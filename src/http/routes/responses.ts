@@ -5,8 +5,7 @@
  * request would send. Errors come in OpenAI's shape.
  */
 import { ServiceError } from "../../core/errors.ts";
-import { estimateTokens } from "../../core/tokens.ts";
-import type { ChatMessage } from "../../providers/types.ts";
+import { estimateRequestTokens } from "../../core/tokens.ts";
 import {
   deleteResponse,
   findResponse,
@@ -175,21 +174,6 @@ export const listInputItems: Endpoint = {
   },
 };
 
-/** The estimate routing and trimming use (decisions.md §15), over what the request would send. */
-function estimate(system: string | null, messages: readonly ChatMessage[], tools: unknown[]) {
-  const parts = [
-    system ?? "",
-    ...messages.map((m) =>
-      m.role === "assistant"
-        ? [m.content, ...(m.toolCalls ?? []).map((c) => `${c.name} ${JSON.stringify(c.arguments)}`)]
-          .join("\n")
-        : m.content
-    ),
-    ...tools.map((t) => JSON.stringify(t)),
-  ];
-  return parts.reduce((sum, p) => sum + estimateTokens(p), 0);
-}
-
 export const countInputTokens: Endpoint = {
   auth: "key_or_token",
   renderError: responsesError,
@@ -197,7 +181,12 @@ export const countInputTokens: Endpoint = {
     const request = await translated(ctx);
     return jsonResponse({
       object: "response.input_tokens",
-      input_tokens: estimate(request.system, request.messages, request.tools),
+      // The estimate routing, prices and budgets use, of everything the request would send (§15).
+      input_tokens: estimateRequestTokens({
+        system: request.system ?? "",
+        tools: request.tools,
+        messages: request.messages,
+      }),
     });
   },
 };
