@@ -6,9 +6,21 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { connect, createServer } from "node:net";
-import type { AddressInfo } from "node:net";
-import { entryQueue } from "../../src/engine/entry_queue.ts";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import type { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterIoRead, entryQueue } from "../../src/engine/entry_queue.ts";
+
+const FRAME_WRITER = fileURLToPath(
+  new URL("../support/frame_writer.ts", import.meta.url),
+);
+const runtimeArgs = process.versions.bun === undefined
+  ? ["run", "--allow-read", "--allow-write", "--allow-net", "--quiet"]
+  : [];
 
 /** A queue with `n` requests being started, as under a burst. */
 function busyQueue(budgetMs: number, n = 2) {
@@ -17,10 +29,18 @@ function busyQueue(budgetMs: number, n = 2) {
   return queue;
 }
 
-const nextRound = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** What a waiting entry waits for. */
+const nextRound = () => new Promise<void>((resolve) => afterIoRead(resolve));
 const busy = (ms: number) => {
   const end = performance.now() + ms;
   while (performance.now() < end) { /* a start's CPU */ }
+};
+/** Blocks this process (no event loop) until another process created the file. */
+const waitForFile = (path: string) => {
+  const end = performance.now() + 30_000;
+  while (!existsSync(path)) {
+    if (performance.now() > end) throw new Error(`${path} never came`);
+  }
 };
 
 test("an entry in a round with budget left goes on at once, a lone one always", async () => {
@@ -37,38 +57,53 @@ test("an entry in a round with budget left goes on at once, a lone one always", 
 });
 
 test("once a round spent its budget, an entry waits until the bytes that arrived meanwhile were read", async () => {
-  // A stream's frames: bytes written to a socket every millisecond by a server of this process.
-  const server = createServer((socket) => {
-    const timer = setInterval(() => socket.write("frame"), 1);
-    socket.on("close", () => clearInterval(timer));
-    socket.on("error", () => {});
+  // A stream's frames come from another process, so they are in this socket's kernel buffer
+  // before the entry asks to go on, whatever the machine's load.
+  const dir = mkdtempSync(join(tmpdir(), "frames-"));
+  const writer = spawn(process.execPath, [...runtimeArgs, FRAME_WRITER, dir], {
+    stdio: ["ignore", "pipe", "inherit"],
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const client = connect((server.address() as AddressInfo).port, "127.0.0.1");
+  let client: Socket | null = null;
   try {
+    const port = await new Promise<number>((resolve, reject) => {
+      writer.stdout!.once(
+        "data",
+        (chunk: Uint8Array) => resolve(Number(String(chunk).trim())),
+      );
+      writer.once(
+        "exit",
+        (code) => reject(new Error(`the frame writer ended: ${code}`)),
+      );
+    });
+    client = connect(port, "127.0.0.1");
     const order = await new Promise<string[]>((resolve) => {
       const queue = busyQueue(5);
       const order: string[] = [];
       let reads = 0;
-      client.on("data", () => {
+      client!.on("data", () => {
         if (reads++ === 0) {
           assert.equal(
             queue.enter(),
             null,
             "the first start of a round goes on",
           );
-          busy(6); // past the round's budget, while frames arrive
+          writeFileSync(join(dir, "frame.1"), "frame");
+          waitForFile(join(dir, "sent.1")); // the frame is written, while this process is busy
+          busy(6); // past the round's budget
           const wait = queue.enter();
           assert.notEqual(wait, null, "past the budget an entry waits");
-          void wait!.then(() => order.push("start"));
+          void wait!.then(() => {
+            order.push("start");
+            resolve(order);
+          });
         } else order.push("frame");
-        if (order.includes("start")) resolve(order);
       });
     });
     assert.equal(order[0], "frame", `the frame is read first: ${order}`);
   } finally {
-    client.destroy();
-    await new Promise((resolve) => server.close(resolve));
+    client?.destroy();
+    writer.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -77,11 +112,19 @@ test("a lone request never waits, whatever its own work took", () => {
   queue.begin();
   assert.equal(queue.enter(), null);
   busy(6);
-  assert.equal(queue.enter(), null, "its store's round trips and its own work are no burst");
+  assert.equal(
+    queue.enter(),
+    null,
+    "its store's round trips and its own work are no burst",
+  );
   queue.begin(); // a second request comes in: the round's budget holds again
   assert.equal(queue.enter(), null);
   busy(6);
-  assert.notEqual(queue.enter(), null, "two being started, past the budget: it waits");
+  assert.notEqual(
+    queue.enter(),
+    null,
+    "two being started, past the budget: it waits",
+  );
   queue.end();
   queue.end();
 });
