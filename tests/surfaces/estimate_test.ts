@@ -114,14 +114,15 @@ describe("one estimate of a Claude Code–like request", () => {
     }
     assert.equal(started, counted);
     // The provider was sent the client's max_tokens; the reservation is the same input estimate
-    // priced as input, plus that limit priced as output.
+    // at the highest of the model's input and cache prices (a prompt written to the cache costs
+    // 3.75 where input costs 3), plus that limit priced as output.
     const sent = JSON.parse(fake.requests.at(-1)!.body);
     assert.equal(sent.max_tokens, body.max_tokens);
     const perMillion = (tokens: number, price: string) =>
       new Big(tokens).times(price).div(1_000_000);
     assert.equal(
       new Big(reserved!).toFixed(),
-      perMillion(counted, "3").plus(perMillion(body.max_tokens, "15"))
+      perMillion(counted, "3.75").plus(perMillion(body.max_tokens, "15"))
         .toFixed(),
     );
     // What the provider reported is what the end of the stream says.
