@@ -65,17 +65,11 @@ test("once a round spent its budget, an entry waits until the bytes that arrived
   });
   let client: Socket | null = null;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      writer.stdout!.once(
-        "data",
-        (chunk: Uint8Array) => resolve(Number(String(chunk).trim())),
-      );
-      writer.once(
-        "exit",
-        (code) => reject(new Error(`the frame writer ended: ${code}`)),
-      );
+    await new Promise<void>((resolve, reject) => {
+      writer.stdout!.once("data", () => resolve());
+      writer.once("exit", (code) => reject(new Error(`the frame writer ended: ${code}`)));
     });
-    client = connect(port, "127.0.0.1");
+    client = connect(join(dir, "frames.sock"));
     const order = await new Promise<string[]>((resolve) => {
       const queue = busyQueue(5);
       const order: string[] = [];

@@ -1,20 +1,20 @@
 /**
  * A running stream's frames written by another process, so a test can have
  * bytes already waiting in its socket while its own process is busy: serves
- * one TCP connection on 127.0.0.1, says "ready" on it, then writes each frame
+ * one connection on the Unix socket `<dir>/frames.sock` (a write there is in
+ * the reader's buffer once the writer's call returned, unlike loopback TCP,
+ * whose delivery the kernel may defer under load), says "ready" on it, then writes each frame
  * asked for by a file `<dir>/frame.<n>` (its content, n = 1, 2, …) and, once
- * written, creates `<dir>/sent.<n>`. Prints its port; ends when the
- * connection closes. Run: `<runtime> frame_writer.ts <dir>`.
+ * written, creates `<dir>/sent.<n>`. Prints "listening" once it listens;
+ * ends when the connection closes. Run: `<runtime> frame_writer.ts <dir>`.
  */
 import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const dir = process.argv[process.argv.length - 1];
 let sent = 0;
 const server = createServer((socket) => {
-  socket.setNoDelay(true);
   socket.write("ready");
   const poll = setInterval(() => {
     const asked = join(dir, `frame.${sent + 1}`);
@@ -31,8 +31,4 @@ const server = createServer((socket) => {
     server.close();
   });
 });
-server.listen(
-  0,
-  "127.0.0.1",
-  () => console.log((server.address() as AddressInfo).port),
-);
+server.listen(join(dir, "frames.sock"), () => console.log("listening"));
