@@ -56,6 +56,9 @@ if (adminUrl) {
         ollama: "http://127.0.0.1:9",
         db,
         signals,
+        // Requests are retried every 50 ms until the store answers: the per-user rate limit is
+        // another test's subject.
+        configure: (config) => void (config.limits.rate.enabled = false),
       });
       alice = await signUp(app);
     });
