@@ -14,7 +14,8 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import { call } from "../support/app.ts";
-import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
+import { KEYS, recordedDecision } from "./recorded_decision.ts";
+import { engineHarness } from "../support/engine_app.ts";
 import { equivalentBody } from "../../src/surfaces/equivalent_body.ts";
 import { openAiChatRequest } from "../../src/surfaces/openai_request.ts";
 
@@ -44,7 +45,6 @@ const cases = files.map((f) => ({
 }));
 
 const h = engineHarness();
-const KEYS = { "x-router-provider-openai-api-key": "sk-test-openai" };
 
 /** The decision as the native preview gives it: classification and routing, bytes in key order. */
 async function nativeDecision(c: CompatCase): Promise<string> {
@@ -62,52 +62,9 @@ async function nativeDecision(c: CompatCase): Promise<string> {
 }
 
 /** The decision the compatible turn made, read back from its trace in the preview's shape. */
-async function compatDecision(c: CompatCase, native: string): Promise<string> {
-  // A case whose `model` is a `provider/model` routes under the caller's `default` policy.
-  const explicit = typeof c.openai.model === "string";
-  const name = explicit ? "default" : c.name.replace(/[^a-z0-9]/g, "-");
-  const stored = await call(h.app, "PUT", `/api/v1/policies/${name}`, {
-    token: h.alice.token,
-    body: c.policy,
-  });
-  assert.ok(stored.status < 300, JSON.stringify(stored.body));
-  h.openai.enqueue(openAiReply({ text: "ok" }));
-  h.ollama.enqueue(ollamaReply({ text: "ok" }));
-  const response = await h.app.handler(
-    new Request("http://switchyard.test/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${h.alice.apiKey}`, ...KEYS },
-      body: JSON.stringify({ model: `switchyard/${name}`, ...c.openai }),
-    }),
-  );
-  const answer = await response.json();
-  assert.equal(response.status, 200, JSON.stringify(answer));
-  const session = response.headers.get("x-router-session-id")!;
-  const traceId = response.headers.get("x-router-trace-id")!;
-  const trace = await call(h.app, "GET", `/api/v1/sessions/${session}/traces`, {
-    token: h.alice.token,
-  });
-  const events = trace.body.trace.events.filter((e: { trace_id: string }) =>
-    e.trace_id === traceId
-  );
-  const of = (type: string) => events.find((e: { event_type: string }) => e.event_type === type);
-  const said = of("classification").payload.plaintext;
-  const routed = of("routing_decision");
-  const r = routed.payload.plaintext;
-  // The stored payload's keys come back in the store's order: lay them out as the preview does.
+function compatDecision(c: CompatCase, native: string): Promise<string> {
   const order = Object.keys(JSON.parse(native).classification);
-  const classification = Object.fromEntries(order.map((k) => [k, said[k]]));
-  const routing = {
-    intent: said.intent,
-    provider: r.provider,
-    model: r.model,
-    matched_rule: routed.matched_rule ?? null,
-    fallback_used: r.fallback_used,
-    override_used: r.override_used,
-    reason: r.reason,
-  };
-  assert.equal(answer.model, `${routing.provider}/${routing.model}`);
-  return JSON.stringify({ classification, routing });
+  return recordedDecision(h, c, order, "/v1/chat/completions", (openai) => openai);
 }
 
 describe("compatible and native decisions agree (fixtures/compat_golden)", () => {

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { call } from "../support/app.ts";
-import { engineHarness, ollamaReply, openAiReply } from "../support/engine_app.ts";
+import { recordedDecision } from "./recorded_decision.ts";
+import { engineHarness } from "../support/engine_app.ts";
 
 const DIR = fileURLToPath(new URL("../../fixtures/compat_golden/", import.meta.url));
 
@@ -23,7 +23,6 @@ const cases = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort().map((f)
 );
 
 const h = engineHarness();
-const KEYS = { "x-router-provider-openai-api-key": "sk-test-openai" };
 
 const text = (content: Json): string =>
   typeof content === "string" ? content : (content ?? []).map((p: Json) => p.text ?? "").join("");
@@ -62,48 +61,9 @@ export function asResponsesBody(openai: Json): Json {
   };
 }
 
-async function responsesDecision(c: Json, native: Json): Promise<string> {
-  const explicit = typeof c.openai.model === "string";
-  const name = explicit ? "default" : c.name.replace(/[^a-z0-9]/g, "-");
-  const stored = await call(h.app, "PUT", `/api/v1/policies/${name}`, {
-    token: h.alice.token,
-    body: c.policy,
-  });
-  assert.ok(stored.status < 300, JSON.stringify(stored.body));
-  h.openai.enqueue(openAiReply({ text: "ok" }));
-  h.ollama.enqueue(ollamaReply({ text: "ok" }));
-  const response = await h.app.handler(
-    new Request("http://switchyard.test/v1/responses", {
-      method: "POST",
-      headers: { authorization: `Bearer ${h.alice.apiKey}`, ...KEYS },
-      body: JSON.stringify({ model: `switchyard/${name}`, ...asResponsesBody(c.openai) }),
-    }),
-  );
-  const answer = await response.json();
-  assert.equal(response.status, 200, JSON.stringify(answer));
-  const session = response.headers.get("x-router-session-id")!;
-  const traceId = response.headers.get("x-router-trace-id")!;
-  const trace = await call(h.app, "GET", `/api/v1/sessions/${session}/traces`, {
-    token: h.alice.token,
-  });
-  const events = trace.body.trace.events.filter((e: Json) => e.trace_id === traceId);
-  const of = (type: string) => events.find((e: Json) => e.event_type === type);
-  const said = of("classification").payload.plaintext;
-  const routed = of("routing_decision");
-  const r = routed.payload.plaintext;
+function responsesDecision(c: Json, native: Json): Promise<string> {
   const order = Object.keys(native.classification);
-  const classification = Object.fromEntries(order.map((k) => [k, said[k]]));
-  const routing = {
-    intent: said.intent,
-    provider: r.provider,
-    model: r.model,
-    matched_rule: routed.matched_rule ?? null,
-    fallback_used: r.fallback_used,
-    override_used: r.override_used,
-    reason: r.reason,
-  };
-  assert.equal(answer.model, `${routing.provider}/${routing.model}`);
-  return JSON.stringify({ classification, routing });
+  return recordedDecision(h, c, order, "/v1/responses", asResponsesBody);
 }
 
 describe("Responses and native decisions agree (fixtures/compat_golden)", () => {
