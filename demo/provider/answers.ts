@@ -1,10 +1,12 @@
 /**
  * What a demo model answers: a canned reply chosen from the request alone, so
  * the same request always gets the same answer. The last message decides: a
- * tool result is answered in words (a tool loop ends there); a user message
- * asking to run a command, write or read a file, or note something gets a
- * call to the offered tool that does it, found by its schema (tool_roles.ts);
- * anything else gets the reply of its intent (review, edit, plan, summary,
+ * tool result is answered in words (a tool loop ends there), an image in it by
+ * its media type and size, or as left out when the service sent a note in its
+ * place; a user message asking to run a command, write or read a file (one the
+ * conversation has not read yet: a path it names, `shot.png` or `src/x.ts`), or
+ * note something gets a call to the offered tool that does it, found by its
+ * schema (tool_roles.ts); anything else gets the reply of its intent (review, edit, plan, summary,
  * chat), signed with the model that answered. The request's `tool_choice`,
  * `response_format` and output-token limit are honoured as a model would.
  */
@@ -14,6 +16,7 @@ import {
   noteTool,
   type OfferedTool,
   offeredTools,
+  pathArguments,
   readTool,
   type ToolUse,
   type WireTool,
@@ -100,8 +103,16 @@ export function textOf(content: unknown): string {
     .join("");
 }
 
-/** The call a prompt asks for, if a tool that does it is offered. */
-export function toolCallFor(text: string, tools: readonly OfferedTool[]): ToolUse | null {
+/**
+ * The call a prompt asks for, if a tool that does it is offered. A file the
+ * conversation's calls already read (`read`, their path arguments) is not read
+ * again: its content is in the history.
+ */
+export function toolCallFor(
+  text: string,
+  tools: readonly OfferedTool[],
+  read: readonly string[] = [],
+): ToolUse | null {
   const command = COMMAND.exec(text);
   const run = command ? commandTool(tools) : undefined;
   if (command && run) return run(command[1]);
@@ -115,9 +126,25 @@ export function toolCallFor(text: string, tools: readonly OfferedTool[]): ToolUs
     return write(create[1], content?.slice(1).find((c) => c !== undefined) ?? DEFAULT_CONTENT);
   }
   const path = PATH.exec(text);
-  const read = path ? readTool(tools) : undefined;
-  if (path && read) return read(path[1]);
+  const reader = path ? readTool(tools) : undefined;
+  if (path && reader && !read.some((p) => samePath(p, path[1]))) return reader(path[1]);
   return null;
+}
+
+/** `shot.png` and `./shot.png` name one file. */
+const samePath = (called: string, named: string) =>
+  called.replace(/^\.\//, "") === named.replace(/^\.\//, "");
+
+/** Every path argument of the conversation's tool calls, in order. */
+function pathsCalled(messages: readonly WireMessage[]): string[] {
+  return messages.flatMap((m) => m.tool_calls ?? []).flatMap((call) => {
+    try {
+      const args = JSON.parse(call.function?.arguments ?? "");
+      return typeof args === "object" && args !== null ? pathArguments(args) : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 const quote = (text: string, max = 80) => {
@@ -176,17 +203,67 @@ function resultBody(result: string): string {
   return marker ? result.slice(marker.index + marker[0].length) : result;
 }
 
+/** The note the service puts where it left out an image, for a model that does not take one. */
+const IMAGE_NOTE = /^\[image omitted: ([^\]]+)\]$/;
+
+/** An image part of a message (`image_url`, a data URL or a link): its media type and size. */
+function imageOf(part: unknown): string | undefined {
+  const url = (part as { type?: string; image_url?: { url?: unknown } })?.image_url?.url;
+  if (typeof url !== "string") return undefined;
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (data === null) return "image by URL";
+  const bytes = Math.floor(data[2].replace(/=+$/, "").length * 3 / 4);
+  return `${data[1]}, ${bytes} bytes`;
+}
+
+/** The images of a message's content parts. */
+const imagesOf = (content: unknown) =>
+  Array.isArray(content) ? content.map(imageOf).filter((i): i is string => i !== undefined) : [];
+
+/**
+ * The messages answering the last tool call: its tool message and, when it
+ * returned images, the user message that carries them after it (OpenAI's chat
+ * API takes images only there), which says nothing itself.
+ */
+function lastToolResult(messages: readonly WireMessage[]) {
+  const last = messages.at(-1);
+  if (last?.role === "tool") return { result: last, images: [] as string[] };
+  const before = messages.at(-2);
+  if (
+    last?.role === "user" && before?.role === "tool" && textOf(last.content).trim() === "" &&
+    imagesOf(last.content).length > 0
+  ) {
+    return { result: before, images: imagesOf(last.content) };
+  }
+  return undefined;
+}
+
 /** What came back from the call a tool message answers, in one sentence. */
-function toolSummary(messages: readonly WireMessage[], last: WireMessage): string {
+function toolSummary(
+  messages: readonly WireMessage[],
+  last: WireMessage,
+  images: readonly string[],
+): string {
   const call = messages
     .flatMap((m) => m.tool_calls ?? [])
     .find((c) => c.id !== undefined && c.id === last.tool_call_id);
   const name = call?.function?.name ?? "the tool";
-  const result = resultBody(textOf(last.content));
+  // Images: what each is, and whether it reached the model or the service left it out.
+  const body = resultBody(textOf(last.content)).split("\n");
+  const notes = body.flatMap((line) => IMAGE_NOTE.exec(line.trim())?.slice(1) ?? []);
+  const result = body.filter((line) => !IMAGE_NOTE.test(line.trim())).join("\n");
+  const pictures = [
+    ...notes.map((note) => `${note}, left out by the service: this model does not take images`),
+    ...images,
+  ];
+  const count = pictures.length === 1 ? "an image" : `${pictures.length} images`;
+  const seen = `${count} (${pictures.join("; ")})`;
+  if (result.trim() === "" && pictures.length > 0) return `I called ${name} and got back ${seen}.`;
   const lines = result === "" ? 0 : result.split("\n").length;
   const first = result.split("\n").find((l) => l.trim() !== "") ?? "";
   return `I called ${name} and got ${lines} line${lines === 1 ? "" : "s"} back` +
-    (first === "" ? "." : `, beginning with "${quote(first, 60)}".`);
+    (first === "" ? "." : `, beginning with "${quote(first, 60)}".`) +
+    (pictures.length === 0 ? "" : ` It also returned ${seen}.`);
 }
 
 const signature = (model: DemoModel) =>
@@ -225,21 +302,24 @@ export function replyTo(
   tools: readonly WireTool[],
   options: AnswerOptions = {},
 ): Reply {
-  const last = messages.at(-1);
-  const prompt = textOf([...messages].reverse().find((m) => m.role === "user")?.content)
-    .replace(REMINDERS, "").trim();
+  const answered = lastToolResult(messages);
+  // The person's last words: a user message carrying only a tool's images says none.
+  const prompt = textOf(
+    [...messages].reverse().find((m) => m.role === "user" && textOf(m.content).trim() !== "")
+      ?.content,
+  ).replace(REMINDERS, "").trim();
   const intent = intentOf(prompt);
   const callable = usable(offeredTools(tools), options.toolChoice);
   const forced = options.toolChoice === "required" || typeof options.toolChoice === "object";
 
   let words: string;
-  if (last?.role === "tool") {
+  if (answered) {
     // The result is in: say what came back, then do what was asked. No second call
     // unless the client forces one, so an agent's loop ends here.
-    const summary = toolSummary(messages, last);
+    const summary = toolSummary(messages, answered.result, answered.images);
     words = intent === "chat" ? summary : `${summary}\n\n${intentReply(intent, prompt)}`;
   } else {
-    const call = toolCallFor(prompt, callable);
+    const call = toolCallFor(prompt, callable, pathsCalled(messages));
     if (call) {
       return fitted({ kind: "tool_call", ...call }, intentReply(intent, prompt), model, options);
     }

@@ -83,21 +83,29 @@ export interface ToolUse {
 }
 
 /**
- * A tool that reads a file: a string path parameter and no other required one
- * (Switchyard's `read_file`, Claude Code's `Read`). A tool that says it views
- * images (Codex's `view_image`) reads a kind of file, not a file.
+ * A tool that reads a file: a string path parameter and no other required one,
+ * that says it reads (Switchyard's `read_file`, Claude Code's `Read`, whose
+ * description adds that it reads images too). A tool named for images (Codex's
+ * `view_image`) reads a kind of file, not a file; a tool that only takes a path
+ * (a directory lister, Claude Code's `EnterWorktree`) is not a reader.
  */
 export function readTool(tools: readonly OfferedTool[]) {
   const fits = tools.filter((tool) => {
     const path = pathParameter(tool);
     return path !== undefined && othersRequired(tool, [path]).length === 0 &&
-      !/\bimages?\b/i.test(wordsOf(tool));
+      !/image/i.test(tool.name);
   });
-  // A tool that says it reads beats one that only takes a path (a directory lister, say).
-  const tool = fits.find((t) => /\bread/i.test(wordsOf(t))) ?? fits[0];
+  // Its name says so first (`Read`), else its description ("Reads a file ...").
+  const tool = fits.find((t) => /read/i.test(t.name)) ??
+    fits.find((t) => /\bread(s|ing)?\b/i.test(t.description));
   if (tool === undefined) return undefined;
   const path = pathParameter(tool)!;
   return (file: string): ToolUse => ({ name: tool.name, arguments: { [path]: file } });
+}
+
+/** The path arguments of a call, as `readTool` and the other tools name them. */
+export function pathArguments(args: Record<string, unknown>): string[] {
+  return PATH_NAMES.map((name) => args[name]).filter((v): v is string => typeof v === "string");
 }
 
 /**

@@ -25,6 +25,7 @@ import type {
   ToolSpec,
 } from "../../src/providers/types.ts";
 import { BUILTIN_TOOLS } from "../../src/core/tool_catalog.ts";
+import { imagesAsNotes } from "../../src/engine/image_notes.ts";
 
 const config = await readDemoConfig();
 const TOOLS: ToolSpec[] = BUILTIN_TOOLS.map((
@@ -66,6 +67,45 @@ async function call(
   }
   return events;
 }
+
+/**
+ * Two of Claude Code 2.1's tools as it offers them (descriptions shortened):
+ * `Read`, which says it reads images too, and `EnterWorktree`, which also
+ * takes a lone `path` but reads nothing.
+ */
+const CLAUDE_CODE_TOOLS: ToolSpec[] = [
+  {
+    name: "EnterWorktree",
+    description: "Use this tool ONLY when explicitly instructed to work in a worktree.",
+    parameters: {
+      type: "object",
+      properties: { name: { type: "string" }, path: { type: "string" } },
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "Read",
+    description:
+      "Reads a file from the local filesystem.\n\n- `file_path` must be an absolute path.\n" +
+      "- Reads images (PNG, JPG, …) and presents them visually.",
+    parameters: {
+      type: "object",
+      properties: {
+        file_path: { type: "string" },
+        offset: { type: "integer", minimum: 0 },
+        limit: { type: "integer", exclusiveMinimum: 0 },
+        pages: { type: "string" },
+      },
+      required: ["file_path"],
+      additionalProperties: false,
+    },
+  },
+];
+
+/** A 1×1 PNG, as Claude Code's Read returns a screenshot: base64 in the tool result. */
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const PNG_BYTES = atob(PNG).length;
 
 const text = (events: ProviderEvent[]) =>
   events.map((e) => (e.type === "text_delta" ? e.delta : "")).join("");
@@ -149,6 +189,122 @@ describe("demo provider, read by the service's OpenAI adapter", () => {
       assert.match(text(second), /answered by demo-large/);
     });
   }
+
+  for (const stream of [true, false]) {
+    const how = stream ? "streamed" : "buffered";
+
+    test(`reads the PNG a prompt names with Claude Code's Read, then says what came back (${how})`, async () => {
+      const ask = user("Please review shot.png");
+      const first = await call({
+        model: "demo-large",
+        stream,
+        messages: [ask],
+        tools: CLAUDE_CODE_TOOLS,
+      });
+      const complete = first.find((e) => e.type === "tool_call_complete");
+      assert.ok(complete?.type === "tool_call_complete", JSON.stringify(first));
+      assert.deepEqual([complete.name, complete.arguments], ["Read", { file_path: "shot.png" }]);
+      const conversation: ChatMessage[] = [
+        ask,
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [{
+            callId: "c1",
+            providerCall: { provider: DEMO_PROVIDER, id: complete.callId! },
+            name: "Read",
+            arguments: complete.arguments,
+          }],
+        },
+        // Claude Code's Read of a PNG: no text, one image.
+        {
+          role: "tool",
+          callId: "c1",
+          content: "",
+          isError: false,
+          images: [{ mediaType: "image/png", data: PNG }],
+        },
+      ];
+      const answer = async (messages: ChatMessage[]) => {
+        const events = await call({
+          model: "demo-large",
+          stream,
+          messages,
+          tools: CLAUDE_CODE_TOOLS,
+        });
+        assert.equal(
+          events.some((e) => e.type === "tool_call_complete"),
+          false,
+          JSON.stringify(events),
+        );
+        assert.deepEqual(events.at(-1), {
+          type: "end",
+          stopReason: "stop",
+          providerReason: "stop",
+        });
+        return text(events);
+      };
+      // A model that takes images gets it after the tool message (the adapter's user message)...
+      const seen = await answer(conversation);
+      assert.match(
+        seen,
+        new RegExp(`^I called Read and got back an image \\(image/png, ${PNG_BYTES} bytes\\)\\.`),
+      );
+      assert.match(seen, /Review of "Please review shot.png"/);
+      // ...one that does not, the service's note in its place (engine/image_notes.ts).
+      const noted = await answer(imagesAsNotes(conversation).messages);
+      assert.match(
+        noted,
+        new RegExp(
+          `^I called Read and got back an image \\(image/png, ${PNG_BYTES} bytes, left out by the service: ` +
+            "this model does not take images\\)\\.",
+        ),
+      );
+
+      // The conversation goes on: a file it has read is not read again; a new one is.
+      const history: ChatMessage[] = [
+        ...conversation,
+        { role: "assistant", content: noted },
+      ];
+      const again = await answer([...history, user("What is in shot.png?")]);
+      assert.match(again, /You said "What is in shot.png\?"/);
+      const next = await call({
+        model: "demo-large",
+        stream,
+        messages: [...history, user("Now summarize README.md")],
+        tools: CLAUDE_CODE_TOOLS,
+      });
+      const read = next.find((e) => e.type === "tool_call_complete");
+      assert.ok(read?.type === "tool_call_complete", JSON.stringify(next));
+      assert.deepEqual([read.name, read.arguments], ["Read", { file_path: "README.md" }]);
+    });
+  }
+
+  test("a file the conversation's calls read is not read again, whichever tool read it", () => {
+    const model = config.models[0];
+    const tools = CLAUDE_CODE_TOOLS.map((t) => ({ type: "function", function: t }));
+    const history = [
+      { role: "user", content: "review src/x.ts" },
+      {
+        role: "assistant",
+        tool_calls: [{
+          id: "c",
+          function: { name: "Edit", arguments: '{"file_path":"./src/x.ts"}' },
+        }],
+      },
+      { role: "tool", tool_call_id: "c", content: "export {};\n" },
+      { role: "assistant", content: "Done." },
+    ];
+    const asked = (prompt: string) =>
+      replyTo(model, [...history, { role: "user", content: prompt }], tools);
+    assert.equal(asked("and src/x.ts again?").kind, "text");
+    // Another file of the same name is another file.
+    assert.deepEqual(asked("now lib/x.ts"), {
+      kind: "tool_call",
+      name: "Read",
+      arguments: { file_path: "lib/x.ts" },
+    });
+  });
 
   test("asks for no tool when none is offered, or when the prompt needs none", async () => {
     const noTools = await call({
