@@ -6,7 +6,9 @@
  * provider; the demo model finds Codex's command tool by its schema, Codex runs
  * `ls` in the folder and sends the output back, the demo model says what came
  * back, and Codex exits 0. The service recorded every model call of that run in
- * one session, and `switchyard why` explains each of its turns.
+ * one session, and `switchyard why` explains each of its turns. Then the same
+ * line again and two `codex exec resume` runs: each lands in the session its
+ * conversation id names (Codex sends it as `prompt_cache_key`).
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -67,7 +69,7 @@ after(async () => {
 });
 
 describe("Codex through the demo", () => {
-  test("codex exec with the printed provider block runs a shell command, exits 0, and why explains its turns", async () => {
+  test("codex exec with the printed provider block runs a shell command, exits 0, why explains its turns, and later runs land in their conversations' sessions", async () => {
     const dir = await mkdtemp(join(tmpdir(), "switchyard-codex-"));
     const project = await mkdtemp(join(tmpdir(), "switchyard-codex-project-"));
     const configHome = await mkdtemp(join(tmpdir(), "switchyard-codex-cli-"));
@@ -125,12 +127,13 @@ describe("Codex through the demo", () => {
       const sessions = listed.sessions.filter((s: { id: string }) => s.id !== demoSession);
       assert.equal(sessions.length, 1, JSON.stringify(listed.sessions));
       const session = sessions[0].id as string;
-      const read = async (path: string) =>
+      const readSession = async (id: string, path = "") =>
         JSON.stringify(
-          await (await fetch(`${url}/api/v1/sessions/${session}${path}`, {
+          await (await fetch(`${url}/api/v1/sessions/${id}${path}`, {
             headers,
           })).json(),
         );
+      const read = (path: string) => readSession(session, path);
       // The conversation holds the prompt and the model's last answer; the trace, the command call.
       const detail = await read("");
       assert.match(detail, /Run `ls` and tell me what is here/);
@@ -170,6 +173,33 @@ describe("Codex through the demo", () => {
         /^tool call: +exec_command ls \(completed\)$/m.test(t)
       );
       assert.ok(asked >= 0 && answered > asked, explained.join("\n"));
+
+      // More runs, each landing where Codex's conversation id (its `prompt_cache_key`) says.
+      const thread = /^session id: (\S+)$/m.exec(run.stderr)?.[1];
+      assert.ok(thread, transcript);
+      const codexEnv = keylessEnv({ CODEX_HOME: codexHome, SWITCHYARD_API_KEY: apiKey });
+      const ran = async (argv: string[]) => {
+        const done = await codex(argv, project, codexEnv);
+        assert.equal(done.code, 0, `exit ${done.code}\n${done.stdout}\n${done.stderr}`);
+      };
+      const ours = async () =>
+        ((await (await fetch(`${url}/api/v1/sessions`, { headers })).json()).sessions as {
+          id: string;
+        }[]).map((s) => s.id).filter((id) => id !== demoSession);
+      // The same printed line again: a new conversation of Codex's, so a session of its own.
+      await ran(args);
+      const second = (await ours()).filter((id) => id !== session);
+      assert.equal(second.length, 1, JSON.stringify(await ours()));
+      // `resume --last` continues the newest conversation, in its session; `resume <id>`
+      // the first one, in the first session.
+      await ran(["exec", "resume", "--last", "--skip-git-repo-check", "Plan the next release"]);
+      await ran(["exec", "resume", "--skip-git-repo-check", thread, "Summarize what you saw"]);
+      assert.deepEqual((await ours()).sort(), [session, second[0]].sort());
+      const [first, newest] = [await read(""), await readSession(second[0])];
+      assert.match(newest, /Plan the next release/);
+      assert.doesNotMatch(newest, /Summarize what you saw/);
+      assert.match(first, /Summarize what you saw/);
+      assert.doesNotMatch(first, /Plan the next release/);
     } finally {
       signalDemo(demo, "SIGTERM");
     }
