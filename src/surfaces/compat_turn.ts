@@ -123,9 +123,18 @@ const TITLE_LENGTH = 80;
 
 export { ownText } from "./equivalent_body.ts";
 
+/**
+ * A user message that is wholly one tagged block is the client's context, not the user's words
+ * (Codex sends its `<environment_context>` and `<user_instructions>` so): the title skips it.
+ */
+const CLIENT_CONTEXT = /^<([A-Za-z_][\w-]*)>[\s\S]*<\/\1>$/;
+
 function titleOf(messages: readonly ChatMessage[]): string {
-  const first = messages.find((m) => m.role === "user")?.content ?? "";
-  const line = ownText(first).replace(/\s+/g, " ").trim();
+  const texts = messages.filter((m) => m.role === "user").map((m) =>
+    ownText(m.content ?? "").trim()
+  );
+  const first = texts.find((t) => !CLIENT_CONTEXT.test(t)) ?? texts[0] ?? "";
+  const line = first.replace(/\s+/g, " ").trim();
   const points = [...line];
   return points.length <= TITLE_LENGTH ? line : `${points.slice(0, TITLE_LENGTH - 1).join("")}…`;
 }

@@ -96,6 +96,22 @@ for (const store of storesUnderTest(process.env)) {
       return r.body.session.metadata;
     }
 
+    test("a session's title is the user's first own words, not a client's context block", async () => {
+      openai.enqueue(openAiReply({ text: "done" }));
+      const { session } = await ask([
+        {
+          role: "user",
+          content: "<environment_context>\n  <cwd>/work/project</cwd>\n</environment_context>",
+        },
+        {
+          role: "user",
+          content: "<system-reminder>be brief</system-reminder>Run `ls` and tell me what is here",
+        },
+      ], "titled-conversation");
+      const r = await call(app, "GET", `/api/v1/sessions/${session}`, { token: alice.token });
+      assert.equal(r.body.session.title, "Run `ls` and tell me what is here");
+    });
+
     test("two conversations with identical first exchanges stay apart by their prompt_cache_key", async () => {
       const first: OpenAI.ChatCompletionMessageParam[] = [{
         role: "user",
