@@ -9,7 +9,7 @@
  */
 import { spread } from "../measure.ts";
 import { TURN_BODY } from "../turn_http.ts";
-import { type Bench, by, progress, type Results } from "./context.ts";
+import { type Bench, progress, type Results } from "./context.ts";
 import { loadClient } from "./load_client.ts";
 import { throughput } from "./load.ts";
 import { ms, printTable, ratio, whole } from "./report.ts";
@@ -153,9 +153,8 @@ export async function compatSection(
       chatRate,
     ];
   });
-  for (const t of sets.flatMap((p) => [p.chat, p.responses])) {
-    r.added.set(by(client.name, t.name), added(t));
-    r.throughput.set(by(client.name, `${t.name}@${clients}`), loads.get(t)!);
+  for (const t of ours) {
+    r.compat.set(t.name, { added: added(t), perSecond: loads.get(t)!.perSecond });
   }
   printTable(
     `6. The compatible surfaces beside the native API: a persisted turn through POST /v1/chat/completions and through POST /v1/responses (model "switchyard", the stored default policy, the session named by X-Router-Session-Id; Responses with store: false, as Codex sends it) and through POST …/execute, on the same store; Portkey is sent the same Chat Completions body. Added latency at concurrency 1 (interleaved blocks; minus the Chat Completions body sent to the fake provider directly), throughput at ${clients} clients with the provider answering in 20 ms; load generator: ${client.label}. Targets: compatible ≤ 1.1× native, and Responses ≤ 1.1× chat completions, in added p50 and in turns/s (the other/this)`,

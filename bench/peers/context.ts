@@ -41,6 +41,11 @@ export interface Results {
   phases: Map<string, Map<string, PhaseSpread>>;
   /** The machine's synced-commit time, by store. */
   floors: Map<string, CommitFloor>;
+  /**
+   * The compatible section's own figures (its interleaved blocks and 32-client
+   * loops, native execute included), by target name.
+   */
+  compat: Map<string, { added: Spread; perSecond: number }>;
   /** What the service's Server-Timing phases account for at concurrency 1, by service. */
   coverage: Map<string, Coverage>;
 }
@@ -57,6 +62,7 @@ export const newResults = (): Results => ({
   phases: new Map(),
   floors: new Map(),
   coverage: new Map(),
+  compat: new Map(),
 });
 
 export const progress = (line: string) => process.stderr.write(`${line}\n`);

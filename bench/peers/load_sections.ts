@@ -258,6 +258,7 @@ export function printCoverage(b: Bench, r: Results): void {
         ms(c.ownP50),
         ratio(c.ownP50, c.addedP50),
         `${(c.medianRatio * 100).toFixed(0)} %`,
+        `${(c.withCallRatio * 100).toFixed(0)} %`,
         ms(c.unexplainedP50),
         ms(c.providerP50),
         ms(c.outsideP50),
@@ -267,7 +268,7 @@ export function printCoverage(b: Bench, r: Results): void {
     }
   }
   printTable(
-    "9. What the phases account for at concurrency 1, request by request: each answer's own Server-Timing header (the service's phases, the provider's left out) beside the time the client saw. Added: the request's time minus the direct request's p50 (table 1). Unexplained: added − the service's phases, per request. Outside every phase: the request's time minus all its phases (the provider's included): before the handler starts and after the header is written (the runtime's HTTP layer both ways, the network, the client's reading), to be set beside the direct request's own whole time (the same transport, plus the provider's work)",
+    "9. What the phases account for at concurrency 1, request by request: each answer's own Server-Timing header (the service's phases, the provider's left out) beside the time the client saw. Added: the request's time minus the direct request's p50 (table 1). Unexplained: added − the service's phases, per request. The provider's phases hold the service's own outbound HTTP client beside the provider's work: what they take beyond the direct request (the same call from the load generator) is time the service adds inside a phase, counted in the column after the phases alone (per request: 1 − outside / added). Outside every phase: the request's time minus all its phases (the provider's included): before the handler starts and after the header is written (the runtime's HTTP layer both ways, the network, the client's reading), to be set beside the direct request's own whole time (the same transport, plus the provider's work)",
     [
       "store",
       "client",
@@ -276,6 +277,7 @@ export function printCoverage(b: Bench, r: Results): void {
       "phases p50 ms (sum per request)",
       "phases p50 / added p50",
       "median of per-request phases / added",
+      "median of per-request (phases + provider phases − direct p50) / added",
       "unexplained p50 ms",
       "provider phases p50 ms",
       "outside every phase p50 ms",

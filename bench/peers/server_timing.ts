@@ -26,6 +26,14 @@ export interface Coverage {
   requests: number;
   /** Median over requests of (the service's own phases) / (the request's added latency). */
   medianRatio: number;
+  /**
+   * Median over requests of every phase less the direct request, over the added
+   * latency: (own + provider phases − direct p50) / (time − direct p50), that is
+   * 1 − outside / added. The provider's phases hold the service's own outbound
+   * HTTP client as well as the provider's work; what they take beyond the direct
+   * request is time the service adds, inside a phase.
+   */
+  withCallRatio: number;
   /** p50 of the per-request sum of the service's own phases (the provider's left out). */
   ownP50: number;
   /** p50 of the added latency (table 1's figure). */
@@ -56,6 +64,7 @@ export function coverage(
   const outside: number[] = [];
   const added: number[] = [];
   const ratios: number[] = [];
+  const withCall: number[] = [];
   const unexplained: number[] = [];
   const perPhase = new Map<string, number[]>();
   const parsed: Map<string, number>[] = [];
@@ -76,6 +85,7 @@ export function coverage(
     outside.push(time - mine - theirs);
     added.push(add);
     ratios.push(mine / add);
+    withCall.push((mine + theirs - directP50) / add);
     unexplained.push(add - mine);
   });
   if (parsed.length === 0) return undefined;
@@ -84,6 +94,7 @@ export function coverage(
   return {
     requests: parsed.length,
     medianRatio: p50(ratios),
+    withCallRatio: p50(withCall),
     ownP50: p50(own),
     addedP50: p50(times) - directP50,
     providerP50: p50(provider),
