@@ -3,7 +3,7 @@
  * concurrent streams. Each prints its table once measured.
  */
 import { type Bench, by, type Memory, progress, type Results } from "./context.ts";
-import { loadClient } from "./load_client.ts";
+import { type ClientName, loadClient } from "./load_client.ts";
 import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput, TURNS_PER_SESSION } from "./load.ts";
 import { failures, ms, printTable, ratio, whole } from "./report.ts";
 import { HANDLER, phaseSpreads, PROVIDER_PHASES, scrapePhases } from "./phases.ts";
@@ -285,5 +285,73 @@ export function printCoverage(b: Bench, r: Results): void {
       "largest phases (p50 ms)",
     ],
     rows,
+  );
+}
+
+/**
+ * Table 10: the same figures as each load generator measured them (tables 1
+ * and 3), side by side: whether the client changes what the tables say.
+ */
+export function printClients(b: Bench, r: Results): void {
+  const [a, c] = b.options.clients;
+  if (c === undefined) return;
+  const rows: (string | number)[][] = [];
+  const pk = b.portkey.name;
+  const both = (label: string, of: (client: ClientName) => number | undefined, fmt = ms) => {
+    const x = of(a);
+    const y = of(c);
+    rows.push([label, fmt(x), fmt(y), ratio(x, y)]);
+  };
+  const added = (name: string, q: "p50" | "p99") => (client: ClientName) =>
+    r.added.get(by(client, name))?.[q];
+  const x = (
+    v: number | undefined,
+  ) => (v === undefined || Number.isNaN(v) ? "—" : `${v.toFixed(2)}×`);
+  const first = b.services[0]?.target.name ?? "";
+  both(
+    "fake provider read directly: request p50 ms (the floor)",
+    (client) => r.coverage.get(by(client, first))?.directP50,
+  );
+  both(`${pk}: added p50 ms`, added(pk, "p50"));
+  for (const s of b.services) {
+    const name = s.target.name;
+    both(`${name}: added p50 ms`, added(name, "p50"));
+    both(
+      `${name}: added p50 ours/Portkey`,
+      (client) => (added(name, "p50")(client) ?? NaN) / (added(pk, "p50")(client) ?? NaN),
+      x,
+    );
+    both(
+      `${name}: added p99 ours/Portkey`,
+      (client) => (added(name, "p99")(client) ?? NaN) / (added(pk, "p99")(client) ?? NaN),
+      x,
+    );
+    const cover = (client: ClientName) => r.coverage.get(by(client, name))?.medianRatio;
+    both(
+      `${name}: own phases / added, median per request`,
+      cover,
+      (v) => v === undefined ? "—" : `${(v * 100).toFixed(0)} %`,
+    );
+    for (const clients of b.options.throughputClients) {
+      const rate = (target: string) => (client: ClientName) =>
+        r.throughput.get(by(client, `${target}@${clients}`))?.perSecond;
+      both(
+        `${name}: turns/s at ${clients} clients ours/Portkey`,
+        (client) => (rate(name)(client) ?? NaN) / (rate(pk)(client) ?? NaN),
+        x,
+      );
+    }
+  }
+  for (const clients of b.options.throughputClients) {
+    both(
+      `${pk}: turns/s at ${clients} clients`,
+      (client) => r.throughput.get(by(client, `${pk}@${clients}`))?.perSecond,
+      whole,
+    );
+  }
+  printTable(
+    `10. The two load generators side by side (the figures of tables 1, 3 and 9 as each measured them, one after the other in this run)`,
+    ["figure", a, c, `${a}/${c}`],
+    rows.filter((row) => row[1] !== "—" || row[2] !== "—"),
   );
 }

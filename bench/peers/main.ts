@@ -26,6 +26,7 @@ import { BENCH_OPERATOR_TOKEN, budgetSection } from "./budget_section.ts";
 import { compatSection } from "./compat_section.ts";
 import { depthSection, latencySection, previewSection } from "./latency_sections.ts";
 import {
+  printClients,
   printCoverage,
   printMemory,
   printPhases,
@@ -161,6 +162,7 @@ try {
     }
     printPhases(bench, results);
     printCoverage(bench, results);
+    printClients(bench, results);
   }
   // The peak over every run's load (the compatible section's throughput included).
   const peaks = sampler.stop();
