@@ -9,6 +9,8 @@ import type { ProviderProcess } from "./provider_process.ts";
 import type { Target } from "./targets.ts";
 import type { PhaseSpread } from "./phases.ts";
 import type { CommitFloor } from "./commit_floor.ts";
+import type { ClientName } from "./load_client.ts";
+import type { Coverage } from "./server_timing.ts";
 
 export interface Service {
   store: string;
@@ -24,7 +26,11 @@ export interface Bench {
   services: Service[];
 }
 
-/** Numbers kept for the summary, keyed by target name (and `@clients` / `@streams`). */
+/**
+ * Numbers one run kept for the summary, keyed by target name (and `@clients` /
+ * `@streams`); what a load generator measured (added latency, throughput,
+ * phases, coverage) under `by(client, name)`.
+ */
 export interface Results {
   added: Map<string, Spread>;
   depth: Map<string, DepthBucket[]>;
@@ -35,7 +41,17 @@ export interface Results {
   phases: Map<string, Map<string, PhaseSpread>>;
   /** The machine's synced-commit time, by store. */
   floors: Map<string, CommitFloor>;
+  /**
+   * The compatible section's own figures (its interleaved blocks and 32-client
+   * loops, native execute included), by target name.
+   */
+  compat: Map<string, { added: Spread; perSecond: number }>;
+  /** What the service's Server-Timing phases account for at concurrency 1, by service. */
+  coverage: Map<string, Coverage>;
 }
+
+/** The key of what `client` measured on the target named `name`. */
+export const by = (client: ClientName, name: string) => `${client}: ${name}`;
 
 export const newResults = (): Results => ({
   added: new Map(),
@@ -45,6 +61,8 @@ export const newResults = (): Results => ({
   preview: new Map(),
   phases: new Map(),
   floors: new Map(),
+  coverage: new Map(),
+  compat: new Map(),
 });
 
 export const progress = (line: string) => process.stderr.write(`${line}\n`);

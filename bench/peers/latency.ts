@@ -21,6 +21,8 @@ export interface Blocks {
 export interface Sequential {
   /** Each request's time (ms). */
   times: number[];
+  /** Each request's `Server-Timing` header (null: none), in the order of `times`. */
+  timings: (string | null)[];
   /** The target process's CPU time per request (ms), counted over its own blocks only. */
   cpuMsPerRequest: number;
   /** The PostgreSQL server's CPU time per request over the same blocks (whoever used it). */
@@ -34,7 +36,14 @@ export async function interleavedLatency(
   /** Called once every target is warm, before the first timed block. */
   warm: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Map<Target, Sequential>> {
-  const runs = new Map(targets.map((t) => [t, { times: [] as number[], cpu: 0, database: 0 }]));
+  const runs = new Map(
+    targets.map((t) => [t, {
+      times: [] as number[],
+      timings: [] as (string | null)[],
+      cpu: 0,
+      database: 0,
+    }]),
+  );
   for (const t of targets) {
     for (let n = 0; n < o.warmUp; n += o.perBlock) {
       const [c] = await t.conversations(1);
@@ -51,8 +60,9 @@ export async function interleavedLatency(
       const databaseBefore = commandCpuMs("postgres");
       for (let k = 0; k < o.perBlock; k++) {
         const start = performance.now();
-        await target.buffered(conversation);
+        const timing = await target.buffered(conversation);
         run.times.push(performance.now() - start);
+        run.timings.push(timing);
       }
       run.cpu += cpuMs(target.pid) - cpuBefore;
       run.database += commandCpuMs("postgres") - databaseBefore;
@@ -61,6 +71,7 @@ export async function interleavedLatency(
   return new Map(
     [...runs].map(([t, run]) => [t, {
       times: run.times,
+      timings: run.timings,
       cpuMsPerRequest: run.cpu / run.times.length,
       databaseCpuMsPerRequest: run.database / run.times.length,
     }]),
@@ -99,7 +110,7 @@ export async function depthBreakdown(
 ): Promise<DepthBucket[]> {
   const last = DEPTH_BUCKETS.at(-1)![1];
   const [session, ...freshSessions] = await target.conversations(last + 2);
-  const timed = async (fn: () => Promise<void>) => {
+  const timed = async (fn: () => Promise<unknown>) => {
     const start = performance.now();
     await fn();
     return performance.now() - start;

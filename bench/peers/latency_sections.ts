@@ -3,8 +3,10 @@
  * latency, history depth, preview. Each prints its table once measured.
  */
 import { spread } from "../measure.ts";
-import { type Bench, progress, type Results } from "./context.ts";
-import { depthBreakdown, interleavedLatency } from "./latency.ts";
+import { type Bench, by, progress, type Results } from "./context.ts";
+import { loadClient } from "./load_client.ts";
+import { coverage } from "./server_timing.ts";
+import { depthBreakdown } from "./latency.ts";
 import { closedLoop, forMs } from "./load.ts";
 import { ms, printTable, ratio, whole } from "./report.ts";
 import { previewCall } from "./targets.ts";
@@ -12,29 +14,61 @@ import { type PhaseScrape, phaseSpreads, scrapePhases } from "./phases.ts";
 
 export async function latencySection(b: Bench, r: Results): Promise<void> {
   const { blocks, perBlock } = b.options.latency;
-  progress(`latency: ${blocks} blocks of ${perBlock} requests per target …`);
   const targets = [b.direct, b.portkey, ...b.services.map((s) => s.target)];
   await b.provider.setPace({ delayMs: 0 });
-  const before = new Map<string, PhaseScrape>();
-  const runs = await interleavedLatency(targets, b.options.latency, async () => {
-    for (const s of b.services) before.set(s.store, await scrapePhases(s.client.url));
-  });
-  for (const s of b.services) {
-    const after = await scrapePhases(s.client.url);
-    r.phases.set(`${s.target.name}@1`, phaseSpreads(before.get(s.store)!, after));
+  const rows = [];
+  for (const name of b.options.clients) {
+    const client = loadClient(name);
+    progress(`latency (${name} client): ${blocks} blocks of ${perBlock} requests per target …`);
+    const before = new Map<string, PhaseScrape>();
+    const runs = await client.interleaved(targets, b.options.latency, async () => {
+      for (const s of b.services) before.set(s.store, await scrapePhases(s.client.url));
+    });
+    for (const s of b.services) {
+      const after = await scrapePhases(s.client.url);
+      r.phases.set(by(name, `${s.target.name}@1`), phaseSpreads(before.get(s.store)!, after));
+    }
+    const base = spread(runs.get(b.direct)!.times);
+    for (const t of targets) {
+      const own = spread(runs.get(t)!.times);
+      r.added.set(by(name, t.name), { p50: own.p50 - base.p50, p99: own.p99 - base.p99 });
+    }
+    for (const s of b.services) {
+      const run = runs.get(s.target)!;
+      const covered = coverage(run.times, run.timings, base.p50);
+      if (covered) r.coverage.set(by(name, s.target.name), covered);
+    }
+    const theirs = r.added.get(by(name, b.portkey.name))!;
+    for (const t of targets) {
+      const run = runs.get(t)!;
+      const own = spread(run.times);
+      const added = r.added.get(by(name, t.name))!;
+      const ours = b.services.some((s) => s.target === t);
+      const onPostgres = b.services.some((s) => s.target === t && s.store === "PostgreSQL");
+      rows.push([
+        t.name,
+        name,
+        run.times.length,
+        ms(own.p50),
+        ms(own.p99),
+        t === b.direct ? "—" : ms(added.p50),
+        t === b.direct ? "—" : ms(added.p99),
+        ours ? ratio(added.p50, theirs.p50) : "—",
+        ours ? ratio(added.p99, theirs.p99) : "—",
+        ms(run.cpuMsPerRequest),
+        onPostgres ? ms(run.databaseCpuMsPerRequest) : "—",
+      ]);
+    }
   }
-  const base = spread(runs.get(b.direct)!.times);
-  for (const t of targets) {
-    const own = spread(runs.get(t)!.times);
-    r.added.set(t.name, { p50: own.p50 - base.p50, p99: own.p99 - base.p99 });
-  }
-  const theirs = r.added.get(b.portkey.name)!;
   printTable(
-    `1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks). Service: a persisted buffered turn, each block of ${b.options.latency.perBlock} on one session (depth 0 to ${
-      b.options.latency.perBlock - 1
-    }); Portkey: the same messages as Chat Completions. CPU: the target process's utime+stime from /proc over its own blocks (the fake provider's, for the direct row); database CPU: the PostgreSQL server's processes over the service's blocks`,
+    `1. Added latency at concurrency 1 (request time minus the same Chat Completions request sent to the fake provider directly; targets interleaved in blocks of ${perBlock} after ${b.options.latency.warmUp} warm-up requests each). Service: a persisted buffered turn, each block of ${perBlock} on one session (depth 0 to ${
+      perBlock - 1
+    }); Portkey: the same messages as Chat Completions. Load generators (each on its own clock, one after the other): ${
+      b.options.clients.map((c) => `${c}: ${loadClient(c).label}`).join("; ")
+    }. CPU: the target process's utime+stime from /proc over its own blocks (the fake provider's, for the direct row); database CPU: the PostgreSQL server's processes over the service's blocks`,
     [
       "target",
+      "client",
       "requests",
       "p50 ms",
       "p99 ms",
@@ -45,25 +79,7 @@ export async function latencySection(b: Bench, r: Results): Promise<void> {
       "CPU ms/request",
       "database CPU ms/request",
     ],
-    targets.map((t) => {
-      const run = runs.get(t)!;
-      const own = spread(run.times);
-      const added = r.added.get(t.name)!;
-      const ours = b.services.some((s) => s.target === t);
-      const onPostgres = b.services.some((s) => s.target === t && s.store === "PostgreSQL");
-      return [
-        t.name,
-        run.times.length,
-        ms(own.p50),
-        ms(own.p99),
-        t === b.direct ? "—" : ms(added.p50),
-        t === b.direct ? "—" : ms(added.p99),
-        ours ? ratio(added.p50, theirs.p50) : "—",
-        ours ? ratio(added.p99, theirs.p99) : "—",
-        ms(run.cpuMsPerRequest),
-        onPostgres ? ms(run.databaseCpuMsPerRequest) : "—",
-      ];
-    }),
+    rows,
   );
 }
 

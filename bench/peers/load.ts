@@ -71,48 +71,99 @@ export interface Throughput {
 }
 
 /**
+ * A closed loop of buffered requests, as a load generator runs it: `clients`
+ * clients, client c's n-th request on its conversation floor(n / perSession)
+ * (cycling through its list), for `ms` from the first call or until `count`
+ * requests started; with `pid`, the CPU of that process, of the PostgreSQL
+ * server and of the whole machine over the loop.
+ */
+export interface LoopJob {
+  clients: number;
+  conversations: string[][];
+  perSession: number;
+  ms?: number;
+  count?: number;
+  pid?: number;
+}
+
+export interface LoopResult {
+  times: number[];
+  errors: number;
+  firstError?: string;
+  wallMs: number;
+  cpu: number;
+  database: number;
+  machine: number;
+}
+
+/** The loop in this process (the Deno load generator). */
+export async function localLoop(target: Target, job: LoopJob): Promise<LoopResult> {
+  let started = 0;
+  const more = job.ms !== undefined ? forMs(job.ms) : () => started++ < job.count!;
+  const pid = job.pid;
+  const cpuBefore = pid === undefined ? 0 : cpuMs(pid);
+  const databaseBefore = pid === undefined ? 0 : commandCpuMs("postgres");
+  const machineBefore = pid === undefined ? 0 : machineBusyMs();
+  const loop = await closedLoop(job.clients, more, (c, n) => {
+    const list = job.conversations[c];
+    return target.buffered(list[Math.floor(n / job.perSession) % list.length]);
+  });
+  return {
+    times: loop.times,
+    errors: loop.errors.length,
+    firstError: loop.errors[0],
+    wallMs: loop.wallMs,
+    cpu: pid === undefined ? 0 : cpuMs(pid) - cpuBefore,
+    database: pid === undefined ? 0 : commandCpuMs("postgres") - databaseBefore,
+    machine: pid === undefined ? 0 : machineBusyMs() - machineBefore,
+  };
+}
+
+export type RunLoop = (target: Target, job: LoopJob) => Promise<LoopResult>;
+
+/**
  * Buffered requests from `clients` clients back to back for about `seconds`:
  * a pilot run estimates the rate, then a fixed number of requests runs on
  * conversations made beforehand (for the service, each client moves to a
  * fresh session every TURNS_PER_SESSION turns, so sessions are as deep as
- * working ones).
+ * working ones). `run` is the load generator's loop.
  */
 export async function throughput(
   target: Target,
   clients: number,
   seconds: number,
+  run: RunLoop = localLoop,
 ): Promise<Throughput> {
   const pilotConversations = await target.conversations(clients);
-  const pilot = await closedLoop(
+  const pilot = await run(target, {
     clients,
-    forMs(PILOT_MS),
-    (c) => target.buffered(pilotConversations[c]),
-  );
+    conversations: pilotConversations.map((c) => [c]),
+    perSession: TURNS_PER_SESSION,
+    ms: PILOT_MS,
+  });
   const total = Math.max(clients * 4, Math.round(pilot.times.length / PILOT_MS * 1000 * seconds));
   const perClient = Math.ceil(Math.ceil(total / clients) * 1.5 / TURNS_PER_SESSION);
   const all = await target.conversations(clients * perClient);
-  let started = 0;
-  const cpuBefore = cpuMs(target.pid);
-  const databaseBefore = commandCpuMs("postgres");
-  const machineBefore = machineBusyMs();
-  const loop = await closedLoop(
+  const loop = await run(target, {
     clients,
-    () => started++ < total,
-    (c, n) => target.buffered(all[c * perClient + Math.floor(n / TURNS_PER_SESSION) % perClient]),
-  );
-  const cpu = cpuMs(target.pid) - cpuBefore;
-  const database = commandCpuMs("postgres") - databaseBefore;
-  const machine = machineBusyMs() - machineBefore;
+    conversations: Array.from(
+      { length: clients },
+      (_, c) => all.slice(c * perClient, (c + 1) * perClient),
+    ),
+    perSession: TURNS_PER_SESSION,
+    count: total,
+    pid: target.pid,
+  });
   return {
     requests: loop.times.length,
     perSecond: loop.times.length / (loop.wallMs / 1000),
-    cpuMsPerRequest: cpu / loop.times.length,
-    cores: cpu / loop.wallMs,
-    databaseCpuMsPerRequest: database / loop.times.length,
-    machineCores: machine / loop.wallMs,
+    cpuMsPerRequest: loop.cpu / loop.times.length,
+    cores: loop.cpu / loop.wallMs,
+    databaseCpuMsPerRequest: loop.database / loop.times.length,
+    machineCores: loop.machine / loop.wallMs,
     ...spread(loop.times),
-    errors: loop.errors.length,
-    firstError: loop.errors[0],
+    errors: loop.errors,
+    firstError: loop.firstError,
   };
 }
 

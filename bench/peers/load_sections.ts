@@ -2,7 +2,8 @@
  * The sections that load the targets: throughput with CPU per request and
  * concurrent streams. Each prints its table once measured.
  */
-import { type Bench, type Memory, progress, type Results } from "./context.ts";
+import { type Bench, by, type Memory, progress, type Results } from "./context.ts";
+import { type ClientName, loadClient } from "./load_client.ts";
 import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput, TURNS_PER_SESSION } from "./load.ts";
 import { failures, ms, printTable, ratio, whole } from "./report.ts";
 import { HANDLER, phaseSpreads, PROVIDER_PHASES, scrapePhases } from "./phases.ts";
@@ -15,43 +16,50 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   await b.provider.setPace({ delayMs: 20 });
   const rows = [];
   for (const clients of b.options.throughputClients) {
-    for (const t of [b.portkey, ...b.services.map((s) => s.target)]) {
-      progress(`throughput: ${t.name}, ${clients} clients …`);
-      const service = b.services.find((s) => s.target === t);
-      const scraped = service && clients === PHASE_CLIENTS
-        ? await scrapePhases(service.client.url)
-        : undefined;
-      const m = await throughput(t, clients, b.options.throughputSeconds);
-      if (service && scraped) {
-        r.phases.set(
-          `${t.name}@${clients}`,
-          phaseSpreads(scraped, await scrapePhases(service.client.url)),
-        );
+    // The load generators take turns at each level, so a level's rows share the machine's moment.
+    for (const name of b.options.clients) {
+      for (const t of [b.portkey, ...b.services.map((s) => s.target)]) {
+        progress(`throughput (${name} client): ${t.name}, ${clients} clients …`);
+        const service = b.services.find((s) => s.target === t);
+        const scraped = service && clients === PHASE_CLIENTS
+          ? await scrapePhases(service.client.url)
+          : undefined;
+        const m = await throughput(t, clients, b.options.throughputSeconds, loadClient(name).loop);
+        if (service && scraped) {
+          r.phases.set(
+            by(name, `${t.name}@${clients}`),
+            phaseSpreads(scraped, await scrapePhases(service.client.url)),
+          );
+        }
+        r.throughput.set(by(name, `${t.name}@${clients}`), m);
+        const theirs = r.throughput.get(by(name, `${b.portkey.name}@${clients}`))!;
+        const ours = t !== b.portkey;
+        rows.push([
+          t.name,
+          name,
+          clients,
+          whole(m.perSecond),
+          ms(m.cpuMsPerRequest),
+          m.cores.toFixed(2),
+          ms(m.databaseCpuMsPerRequest),
+          `${m.machineCores.toFixed(2)} of ${navigator.hardwareConcurrency}`,
+          ms(m.p50),
+          ms(m.p99),
+          failures(m.errors, m.firstError),
+          ours ? ratio(m.perSecond, theirs.perSecond) : "—",
+          ours ? ratio(m.cpuMsPerRequest, theirs.cpuMsPerRequest) : "—",
+        ]);
       }
-      r.throughput.set(`${t.name}@${clients}`, m);
-      const theirs = r.throughput.get(`${b.portkey.name}@${clients}`)!;
-      const ours = t !== b.portkey;
-      rows.push([
-        t.name,
-        clients,
-        whole(m.perSecond),
-        ms(m.cpuMsPerRequest),
-        m.cores.toFixed(2),
-        ms(m.databaseCpuMsPerRequest),
-        `${m.machineCores.toFixed(2)} of ${navigator.hardwareConcurrency}`,
-        ms(m.p50),
-        ms(m.p99),
-        failures(m.errors, m.firstError),
-        ours ? ratio(m.perSecond, theirs.perSecond) : "—",
-        ours ? ratio(m.cpuMsPerRequest, theirs.cpuMsPerRequest) : "—",
-      ]);
     }
   }
   await b.provider.setPace({ delayMs: 0 });
   printTable(
-    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: each client moves to a fresh session every ${TURNS_PER_SESSION} turns). CPU: the target process's utime+stime from /proc; database CPU: the PostgreSQL server's processes (\`postgres\`) over the same run; machine: busy time of all cores (target, database, load generator and fake provider together)`,
+    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: each client moves to a fresh session every ${TURNS_PER_SESSION} turns); at each level the load generators take turns (${
+      b.options.clients.map((c) => `${c}: ${loadClient(c).label}`).join("; ")
+    }). CPU: the target process's utime+stime from /proc; database CPU: the PostgreSQL server's processes (\`postgres\`) over the same run; machine: busy time of all cores (target, database, load generator and fake provider together)`,
     [
       "target",
+      "client",
       "clients",
       "requests/s",
       "CPU ms/request",
@@ -143,10 +151,11 @@ export function printMemory(b: Bench, memory: Memory, settleMs: number): void {
  * synced-commit time.
  */
 export function printPhases(b: Bench, r: Results): void {
+  const client = b.options.clients[0];
   const rows: (string | number)[][] = [];
   for (const s of b.services) {
-    const one = r.phases.get(`${s.target.name}@1`);
-    const many = r.phases.get(`${s.target.name}@${PHASE_CLIENTS}`);
+    const one = r.phases.get(by(client, `${s.target.name}@1`));
+    const many = r.phases.get(by(client, `${s.target.name}@${PHASE_CLIENTS}`));
     if (one === undefined && many === undefined) continue;
     for (const phase of PHASES) {
       const a = one?.get(phase);
@@ -167,7 +176,7 @@ export function printPhases(b: Bench, r: Results): void {
       m === undefined ? undefined : [...m].filter(([p]) => !PROVIDER_PHASES.has(p) && p !== HANDLER)
         .reduce((sum, [, x]) => sum + x[pick], 0);
     const handler = (m: typeof one) => m?.get(HANDLER);
-    const added = r.added.get(s.target.name);
+    const added = r.added.get(by(client, s.target.name));
     rows.push([
       s.store,
       "the whole request in the service's handler (switchyard_http_request_duration_seconds, execute)",
@@ -213,7 +222,7 @@ export function printPhases(b: Bench, r: Results): void {
     }
   }
   printTable(
-    `8. Where a turn waits: the service's own phase histogram (switchyard_turn_phase_seconds, the phases of its Server-Timing header), scraped before and after the timed latency blocks (concurrency 1, buffered turns) and the ${PHASE_CLIENTS}-client throughput run (provider answering in 20 ms); quantiles interpolated within the histogram's buckets. The provider's phases are what the direct baseline pays too`,
+    `8. Where a turn waits: the service's own phase histogram (switchyard_turn_phase_seconds, the phases of its Server-Timing header), scraped before and after the timed latency blocks (concurrency 1, buffered turns) and the ${PHASE_CLIENTS}-client throughput run, both driven by the ${client} load generator (provider answering in 20 ms); quantiles interpolated within the histogram's buckets. The provider's phases are what the direct baseline pays too`,
     [
       "store",
       "phase",
@@ -225,5 +234,124 @@ export function printPhases(b: Bench, r: Results): void {
       `mean ms, ${PHASE_CLIENTS} clients`,
     ],
     rows,
+  );
+}
+
+/**
+ * Table 9: what the phases account for, request by request, from each
+ * answer's own Server-Timing header at concurrency 1 (the latency blocks).
+ */
+export function printCoverage(b: Bench, r: Results): void {
+  const rows: (string | number)[][] = [];
+  for (const s of b.services) {
+    for (const client of b.options.clients) {
+      const c = r.coverage.get(by(client, s.target.name));
+      if (c === undefined) continue;
+      // Every phase of the header in the order a turn meets them, the provider's left out.
+      const each = PHASES.filter((p) => c.phases.has(p) && !PROVIDER_PHASES.has(p))
+        .map((p) => `${p} ${ms(c.phases.get(p)!.p50)}`).join(", ");
+      rows.push([
+        s.store,
+        client,
+        c.requests,
+        ms(c.addedP50),
+        ms(c.ownP50),
+        ratio(c.ownP50, c.addedP50),
+        `${(c.medianRatio * 100).toFixed(0)} %`,
+        `${(c.withCallRatio * 100).toFixed(0)} %`,
+        ms(c.unexplainedP50),
+        ms(c.providerP50),
+        ms(c.outsideP50),
+        ms(c.directP50),
+        each,
+      ]);
+    }
+  }
+  printTable(
+    "9. What the phases account for at concurrency 1, request by request: each answer's own Server-Timing header (the service's phases, the provider's left out) beside the time the client saw. Added: the request's time minus the direct request's p50 (table 1). Unexplained: added − the service's phases, per request. The provider's phases hold the service's own outbound HTTP client beside the provider's work: what they take beyond the direct request (the same call from the load generator) is time the service adds inside a phase, counted in the column after the phases alone (per request: 1 − outside / added). Outside every phase: the request's time minus all its phases (the provider's included): before the handler starts and after the header is written (the runtime's HTTP layer both ways, the network, the client's reading), to be set beside the direct request's own whole time (the same transport, plus the provider's work)",
+    [
+      "store",
+      "client",
+      "requests",
+      "added p50 ms",
+      "phases p50 ms (sum per request)",
+      "phases p50 / added p50",
+      "median of per-request phases / added",
+      "median of per-request (phases + provider phases − direct p50) / added",
+      "unexplained p50 ms",
+      "provider phases p50 ms",
+      "outside every phase p50 ms",
+      "direct request p50 ms",
+      "each phase's p50 ms (the service's own)",
+    ],
+    rows,
+  );
+}
+
+/**
+ * Table 10: the same figures as each load generator measured them (tables 1
+ * and 3), side by side: whether the client changes what the tables say.
+ */
+export function printClients(b: Bench, r: Results): void {
+  const [a, c] = b.options.clients;
+  if (c === undefined) return;
+  const rows: (string | number)[][] = [];
+  const pk = b.portkey.name;
+  const both = (label: string, of: (client: ClientName) => number | undefined, fmt = ms) => {
+    const x = of(a);
+    const y = of(c);
+    rows.push([label, fmt(x), fmt(y), ratio(x, y)]);
+  };
+  const added = (name: string, q: "p50" | "p99") => (client: ClientName) =>
+    r.added.get(by(client, name))?.[q];
+  const x = (
+    v: number | undefined,
+  ) => (v === undefined || Number.isNaN(v) ? "—" : `${v.toFixed(2)}×`);
+  const first = b.services[0]?.target.name ?? "";
+  both(
+    "fake provider read directly: request p50 ms (the floor)",
+    (client) => r.coverage.get(by(client, first))?.directP50,
+  );
+  both(`${pk}: added p50 ms`, added(pk, "p50"));
+  for (const s of b.services) {
+    const name = s.target.name;
+    both(`${name}: added p50 ms`, added(name, "p50"));
+    both(
+      `${name}: added p50 ours/Portkey`,
+      (client) => (added(name, "p50")(client) ?? NaN) / (added(pk, "p50")(client) ?? NaN),
+      x,
+    );
+    both(
+      `${name}: added p99 ours/Portkey`,
+      (client) => (added(name, "p99")(client) ?? NaN) / (added(pk, "p99")(client) ?? NaN),
+      x,
+    );
+    const cover = (client: ClientName) => r.coverage.get(by(client, name))?.medianRatio;
+    both(
+      `${name}: own phases / added, median per request`,
+      cover,
+      (v) => v === undefined ? "—" : `${(v * 100).toFixed(0)} %`,
+    );
+    for (const clients of b.options.throughputClients) {
+      const rate = (target: string) => (client: ClientName) =>
+        r.throughput.get(by(client, `${target}@${clients}`))?.perSecond;
+      both(
+        `${name}: turns/s at ${clients} clients ours/Portkey`,
+        (client) => (rate(name)(client) ?? NaN) / (rate(pk)(client) ?? NaN),
+        x,
+      );
+    }
+  }
+  for (const clients of b.options.throughputClients) {
+    both(
+      `${pk}: turns/s at ${clients} clients`,
+      (client) => r.throughput.get(by(client, `${pk}@${clients}`))?.perSecond,
+      whole,
+    );
+  }
+  printTable(
+    `10. The two load generators side by side (the figures of tables 1, 3 and 9 as each measured them, one after the other in this run)`,
+    ["figure", a, c, `${a}/${c}`],
+    rows.filter((row) => row[1] !== "—" || row[2] !== "—"),
   );
 }

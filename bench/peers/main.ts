@@ -21,12 +21,20 @@ import { readOptions, type Section } from "./options.ts";
 import { installPeers, nodeVersion, portkeyVersion, startPortkey } from "./portkey.ts";
 import { rssMb, sampleRss } from "./proc.ts";
 import { startProviderProcess } from "./provider_process.ts";
-import { type Bench, type Memory, newResults, type Service } from "./context.ts";
+import { type Bench, type Memory, newResults, type Results, type Service } from "./context.ts";
 import { BENCH_OPERATOR_TOKEN, budgetSection } from "./budget_section.ts";
 import { compatSection } from "./compat_section.ts";
 import { depthSection, latencySection, previewSection } from "./latency_sections.ts";
-import { printMemory, printPhases, streamsSection, throughputSection } from "./load_sections.ts";
-import { diskSyncFloor, postgresCommitFloor } from "./commit_floor.ts";
+import {
+  printClients,
+  printCoverage,
+  printMemory,
+  printPhases,
+  streamsSection,
+  throughputSection,
+} from "./load_sections.ts";
+import { type CommitFloor, diskSyncFloor, postgresCommitFloor } from "./commit_floor.ts";
+import { loadClient, readNodeVersion } from "./load_client.ts";
 import { directTarget, portkeyTarget, serviceTarget } from "./targets.ts";
 
 const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -66,7 +74,7 @@ installPeers();
 const decisionP99 = Math.max(...runDecisionBench().map((row) => row.p99));
 const cleanups: (() => Promise<void>)[] = [];
 const services: Service[] = [];
-const results = newResults();
+const floors = new Map<string, CommitFloor>();
 try {
   const provider = await startProviderProcess();
   cleanups.unshift(provider.stop);
@@ -95,7 +103,7 @@ try {
     cleanups.unshift(client.close);
     services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
     const floor = url === undefined ? diskSyncFloor(dataDir!) : await postgresCommitFloor(url);
-    results.floors.set(store, floor);
+    floors.set(store, floor);
   }
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const pkName = `Portkey ${portkeyVersion()}`;
@@ -115,9 +123,16 @@ try {
     services,
   };
   const loadAtStart = loadAverage();
-  console.log(`# Switchyard beside ${pkName}${options.quick ? " (quick run)" : ""}\n`);
   console.log(
-    `Load generator: ${runtime}, fetch, in the process running this benchmark. ` +
+    `# Switchyard beside ${pkName}${options.quick ? " (quick run)" : ""}${
+      options.runs > 1 ? `, ${options.runs} runs` : ""
+    }\n`,
+  );
+  if (options.clients.includes("node")) await readNodeVersion();
+  console.log(
+    `Load generators: ${
+      options.clients.map((c) => `${c}: ${loadClient(c).label}`).join("; ")
+    } (the first drives the sections measured with one; the streams, depth and preview sections: ${runtime}, in this process). ` +
       `Fake provider (bench/chat_provider.ts): a ${runtime} process of its own. ` +
       `Portkey: Node.js ${nodeVersion()} (start-server.js --headless). ` +
       `Service: ${
@@ -128,25 +143,35 @@ try {
   );
 
   const has = (s: Section) => options.sections.has(s);
-  if (has("latency")) await latencySection(bench, results);
-  if (has("depth")) await depthSection(bench, results);
-  if (has("preview")) await previewSection(bench, results);
   const pids = [portkey.pid, ...services.map((s) => s.client.pid)];
   const sampler = sampleRss(pids);
-  if (has("throughput")) await throughputSection(bench, results);
-  if (has("streams")) await streamsSection(bench, results);
-  const peaks = sampler.stop();
-  if (has("budget")) await budgetSection(bench);
-  if (has("compatible")) {
-    await compatSection(bench, results, { name: pkName, pid: portkey.pid, url: portkey.url });
+  const runs: Results[] = [];
+  for (let run = 1; run <= options.runs; run++) {
+    if (options.runs > 1) console.log(`\n## Run ${run} of ${options.runs}`);
+    const results = newResults();
+    runs.push(results);
+    for (const [store, floor] of floors) floors.set(store, floor);
+    if (has("latency")) await latencySection(bench, results);
+    if (has("depth")) await depthSection(bench, results);
+    if (has("preview")) await previewSection(bench, results);
+    if (has("throughput")) await throughputSection(bench, results);
+    if (has("streams")) await streamsSection(bench, results);
+    if (has("budget")) await budgetSection(bench);
+    if (has("compatible")) {
+      await compatSection(bench, results, { name: pkName, pid: portkey.pid, url: portkey.url });
+    }
+    printPhases(bench, results);
+    printCoverage(bench, results);
+    printClients(bench, results);
   }
+  // The peak over every run's load (the compatible section's throughput included).
+  const peaks = sampler.stop();
   if (has("throughput") || has("streams")) {
     memory.loaded.set(pkName, peaks.get(portkey.pid)!);
     for (const s of services) memory.loaded.set(s.target.name, peaks.get(s.client.pid)!);
   }
-  printPhases(bench, results);
   printMemory(bench, memory, SETTLE_MS);
-  printDoneWhen(bench, results, memory, decisionP99);
+  printDoneWhen(bench, runs, memory, decisionP99);
   console.log(
     `\nMachine load average (1 min) at the start and the end: ${loadAtStart} / ${loadAverage()} ` +
       `(${navigator.hardwareConcurrency} cores, shared with whatever else runs on this machine).`,

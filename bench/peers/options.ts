@@ -2,9 +2,16 @@
  * What one `deno task bench:peers` run measures and how much: flags or
  * environment variables, a flag winning. `--quick` (BENCH_QUICK=1) shrinks
  * every count for iterating; `--only=latency,depth,…` (BENCH_ONLY) runs some
- * sections; `--stores=pglite,postgres` (BENCH_STORES) picks the stores.
+ * sections; `--stores=pglite,postgres` (BENCH_STORES) picks the stores;
+ * `--client=deno|node|both` (BENCH_CLIENT, default both) the load generator
+ * of the latency and throughput sections (with both, each measures with
+ * both; the Node.js one is the first, the one the other sections' and the
+ * targets' single-client rows use); `--runs=N` (BENCH_RUNS, default 1) runs
+ * the measured sections N times, the targets table giving each run's figure
+ * and their median.
  */
 import type { Blocks } from "./latency.ts";
+import { type ClientName, CLIENTS } from "./load_client.ts";
 
 export const SECTIONS = [
   "latency",
@@ -23,6 +30,9 @@ export interface PeerOptions {
   quick: boolean;
   sections: Set<Section>;
   stores: Set<Store>;
+  /** The load generators of the latency and throughput sections, the first the primary one. */
+  clients: ClientName[];
+  runs: number;
   latency: Blocks;
   throughputClients: number[];
   /** About how long each throughput row runs. */
@@ -55,19 +65,29 @@ export function readOptions(
 ): PeerOptions {
   const flags = new Map<string, string>();
   for (const arg of args) {
-    const match = /^--(quick|only|stores)(?:=(.*))?$/.exec(arg);
+    const match = /^--(quick|only|stores|client|runs)(?:=(.*))?$/.exec(arg);
     if (!match) {
       throw new Error(
-        `unknown argument ${arg} (use --quick, --only=…, --stores=…)`,
+        `unknown argument ${arg} (use --quick, --only=…, --stores=…, --client=…, --runs=…)`,
       );
     }
     flags.set(match[1], match[2] ?? "1");
   }
   const quick = (flags.get("quick") ?? env.BENCH_QUICK ?? "") === "1";
+  const client = flags.get("client") ?? env.BENCH_CLIENT ?? "both";
+  if (client !== "both" && !CLIENTS.includes(client as ClientName)) {
+    throw new Error(`--client: unknown ${client} (choose deno, node or both)`);
+  }
+  const runs = Number(flags.get("runs") ?? env.BENCH_RUNS ?? "1");
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new Error(`--runs: ${runs} is not a whole number of runs ≥ 1`);
+  }
   return {
     quick,
     sections: listOf("--only", flags.get("only") ?? env.BENCH_ONLY, SECTIONS),
     stores: listOf("--stores", flags.get("stores") ?? env.BENCH_STORES, STORES),
+    clients: client === "both" ? ["node", "deno"] : [client as ClientName],
+    runs,
     latency: quick
       ? { blocks: 4, perBlock: 25, warmUp: 10 }
       : { blocks: 40, perBlock: 50, warmUp: 200 },

@@ -6,7 +6,7 @@
  */
 import { postJson } from "../service_process.ts";
 import { readDataFrames } from "../stream_http.ts";
-import { executeTurn, PROVIDER_KEY, type ServiceClient, TURN_BODY } from "../turn_http.ts";
+import { PROVIDER_KEY, type ServiceClient, TURN_BODY } from "../turn_http.ts";
 import { portkeyHeaders } from "./portkey.ts";
 import { sentAtMs } from "../chat_provider.ts";
 
@@ -23,14 +23,28 @@ export interface StreamTrace {
   delays: number[];
 }
 
+/**
+ * One buffered request as either load generator sends it: what the answer
+ * must carry to count (a JSON answer's top-level `status`, or a text in it);
+ * anything else, a non-2xx status included, is a failure.
+ */
+export interface Wire {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  expect: { status?: string; contains?: string };
+}
+
 export interface Target {
   name: string;
   /** The process whose CPU time and memory the tables report. */
   pid: number;
   /** Handles for `count` conversations: fresh sessions for the service, blanks for a stateless peer. */
   conversations(count: number): Promise<string[]>;
-  /** One buffered answer; anything but a complete answer throws. */
-  buffered(conversation: string): Promise<void>;
+  /** The buffered request on a conversation, for a load generator in another process. */
+  wire(conversation: string): Wire;
+  /** One buffered answer; anything but a complete answer throws. Its `Server-Timing` header, if any. */
+  buffered(conversation: string): Promise<string | null>;
   /** One streamed answer, read to its end; anything but a complete answer throws. */
   streamed(conversation: string): Promise<StreamTrace>;
 }
@@ -38,6 +52,22 @@ export interface Target {
 /** A 10 s answer not done in a minute is a failure, not a data point worth waiting for. */
 const STREAM_TIMEOUT_MS = 60_000;
 const blanks = (count: number) => Promise.resolve(Array.from({ length: count }, () => ""));
+
+/** Sends a wire and reads its answer to the end (the Deno load generator). */
+export async function sendWire(wire: Wire): Promise<string | null> {
+  const response = await fetch(wire.url, {
+    method: "POST",
+    headers: wire.headers,
+    body: wire.body,
+    signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  const ok = response.ok &&
+    (wire.expect.contains === undefined || text.includes(wire.expect.contains)) &&
+    (wire.expect.status === undefined || JSON.parse(text).status === wire.expect.status);
+  if (!ok) throw new Error(`${wire.url}: ${response.status} ${text.slice(0, 300)}`);
+  return response.headers.get("server-timing");
+}
 
 async function readStream(
   response: Response,
@@ -87,17 +117,18 @@ export function chatTarget(
       body: payload,
       signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
     });
+  const wire: Wire = {
+    url: `${url}/v1/chat/completions`,
+    headers,
+    body,
+    expect: { contains: '"choices"' },
+  };
   return {
     name,
     pid,
     conversations: blanks,
-    async buffered() {
-      const response = await post(body);
-      const text = await response.text();
-      if (!response.ok || !text.includes('"choices"')) {
-        throw new Error(`${name}: ${response.status} ${text}`);
-      }
-    },
+    wire: () => wire,
+    buffered: () => sendWire(wire),
     async streamed() {
       const start = performance.now();
       const trace = await readStream(
@@ -129,6 +160,13 @@ export const portkeyTarget = (
 
 /** The service on one store: each conversation is a session of its own. */
 export function serviceTarget(name: string, s: ServiceClient): Target {
+  const body = JSON.stringify(TURN_BODY);
+  const wire = (id: string): Wire => ({
+    url: `${s.url}${s.executePath(id)}`,
+    headers: s.headers,
+    body,
+    expect: { status: "completed" },
+  });
   return {
     name,
     pid: s.pid,
@@ -144,7 +182,8 @@ export function serviceTarget(name: string, s: ServiceClient): Target {
       }
       return ids;
     },
-    buffered: (id) => executeTurn(s, id),
+    wire,
+    buffered: (id) => sendWire(wire(id)),
     async streamed(id) {
       const start = performance.now();
       const response = await fetch(`${s.url}${s.executePath(id)}`, {

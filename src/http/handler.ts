@@ -174,6 +174,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     } finally {
       ENTRY.end();
     }
+    timing.answered();
     serverTiming(response, timing);
     response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.

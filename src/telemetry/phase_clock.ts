@@ -36,6 +36,13 @@ export const PHASES = [
   "provider_rest",
   /** The turn's records written, its end committed. */
   "write",
+  /**
+   * From the last phase to the answer's headers: a turn's answer built (a
+   * buffered turn's envelope serialized); for a request that is no turn, its
+   * endpoint's work after authentication. In the header only: a turn's
+   * histogram is observed as the turn ends, before this.
+   */
+  "answer",
 ] as const;
 
 export type Phase = typeof PHASES[number];
@@ -48,6 +55,8 @@ const INDEX = Object.fromEntries(PHASES.map((p, i) => [p, i])) as Record<
 export interface PhaseClock {
   /** The time since the last lap (or the start) goes to `phase`. */
   lap(phase: Phase): void;
+  /** Laps `answer` if the request met a phase (one that met none answers without the header). */
+  answered(): void;
   /** The phases met so far as a `Server-Timing` value (milliseconds); null: none. */
   header(): string | null;
   /** Each phase met so far with its time in seconds, in the order of PHASES. */
@@ -69,6 +78,10 @@ class RequestPhases implements PhaseClock {
     this.#spent[i] += now - this.#last;
     this.#met |= 1 << i;
     this.#last = now;
+  }
+
+  answered(): void {
+    if (this.#met !== 0) this.lap("answer");
   }
 
   header(): string | null {
@@ -96,6 +109,7 @@ export function phaseClock(start = performance.now()): PhaseClock {
 /** Keeps nothing: for work that no request waits on. */
 export const NO_PHASES: PhaseClock = {
   lap() {},
+  answered() {},
   header: () => null,
   forEach() {},
 };

@@ -61,10 +61,10 @@ describe("CORS for listed origins", () => {
       "Retry-After, Allow, X-Router-Session-Id, X-Router-Trace-Id, X-Request-Id, Request-Id, Server-Timing",
     );
     assert.equal(r.headers.get("timing-allow-origin"), LISTED);
-    // Its phases: authentication, and a wait for the loop's time for starts if it had one.
+    // Its phases: authentication, a wait for the loop's time for starts if it had one, the answer.
     assert.match(
       r.headers.get("server-timing") ?? "",
-      /^auth;dur=\d+\.\d\d(, queue;dur=\d+\.\d\d)?$/,
+      /^auth;dur=\d+\.\d\d(, queue;dur=\d+\.\d\d)?, answer;dur=\d+\.\d\d$/,
     );
     assert.match(r.headers.get("vary") ?? "", /Origin/);
     assert.deepEqual(r.body, { user_id: account.userId });

@@ -14,6 +14,7 @@ import type { Phase, PhaseClock } from "../../src/telemetry/phase_clock.ts";
 function metClock(phases: [Phase, number][]): PhaseClock {
   return {
     lap() {},
+    answered() {},
     header: () => null,
     forEach: (fn) => phases.forEach(([phase, seconds]) => fn(phase, seconds)),
   };
