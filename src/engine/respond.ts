@@ -38,6 +38,13 @@ export interface TurnSurface {
    * failed, a refusal) answers with an HTTP error status (decisions.md §12).
    */
   readonly opensWithContent?: boolean;
+  /**
+   * What a turn cut by a supersede (a native `break` or `inject`) answers on
+   * a surface without `idle` (the compatible APIs): an error, with its status
+   * when the stream had sent no content yet. Absent: the surface answers the
+   * cut itself (the native `idle`).
+   */
+  readonly interrupted?: Failure;
 }
 
 export interface ClaimedTurn {
@@ -147,11 +154,17 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([turn.surface.opensWithContent ? sink.firstFrame : sink.started, done]);
-  if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
+  const before = settled as TurnResult | null;
+  if (before !== null && !sink.delivered && before.kind === "failure") {
     // The stream is not sent: closing it stops its keep-alives (and counts it closed once).
     sink.end(new Uint8Array(0));
     await recover(turn);
-    throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
+    throw new ServiceError(before.failure);
+  }
+  if (before?.kind === "superseded" && !sink.delivered && turn.surface.interrupted) {
+    // Cut before its first content: an error with its status, as a failure is (decisions.md §12).
+    sink.end(new Uint8Array(0));
+    throw new ServiceError(turn.surface.interrupted);
   }
   done.then(async (result) => {
     sink.end(framing.last(result, turn.turnId));
