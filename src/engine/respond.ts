@@ -6,7 +6,7 @@
  * client stays connected.
  */
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
-import { recoverRun } from "../store/runs.ts";
+import { claimLost, recoverRun } from "../store/runs.ts";
 import { hasRecords, noRecords } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
@@ -49,6 +49,8 @@ export interface TurnSurface {
 
 export interface ClaimedTurn {
   deps: EngineDeps;
+  /** The session the run is of. */
+  sessionId: string;
   runId: string;
   turnId: string;
   /** `supersede_seq` as the claim left it. */
@@ -69,6 +71,12 @@ function outcomeOf(result: TurnResult): string {
     ? "failed"
     : "superseded";
 }
+
+const LOST_CLAIM = failure(
+  "storage_error",
+  "storage unavailable: the database restarted and lost this turn's claim before the turn " +
+    "ended; nothing of it was kept as answered; try again",
+);
 
 /**
  * Answers the request that cut the turn, which set the next seq: with what an
@@ -96,8 +104,13 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     const result = await turn.run(live);
     if (hasRecords(live.records)) await deps.turns.write(null, takeRecords(live));
     // Cut by its own instance (shutdown): nobody waits for a hand-off; the turn ends in error.
-    if (result.kind === "superseded" && guard.cut !== null) {
-      const cut = { kind: "failure" as const, failure: guard.cut };
+    // A run that is not there was not superseded: the database lost its claim in a crash, so
+    // nothing of the turn stands as answered (storage_error), where `idle` would hide that.
+    const cutBy = result.kind !== "superseded"
+      ? null
+      : guard.cut ?? (await claimLost(deps.db, turn) ? LOST_CLAIM : null);
+    if (cutBy !== null) {
+      const cut = { kind: "failure" as const, failure: cutBy };
       probe.end(outcomeOf(cut));
       return cut;
     }
