@@ -6,7 +6,8 @@
 -- with a numbered migration that drops the old one first.
 
 -- The claim as one statement: lock the session, refuse while a turn runs (its
--- claim neither expired nor held by a silent instance), supersede a run
+-- claim neither expired nor held by a silent instance; the claiming instance
+-- judges its own turns by their lease alone, instances.sql), supersede a run
 -- awaiting the client and announce it (a running run whose claim lapsed goes
 -- idle like a superseded turn, its cut traced), start the new run, cancel the
 -- superseded pause's tool calls in the trace (with `c.cancelled_call` as the
@@ -52,7 +53,8 @@ BEGIN
   SELECT * INTO live FROM runs
   WHERE runs.session_id = claimed_session
     AND state IN ('running', 'awaiting_client') FOR UPDATE;
-  IF live.id IS NOT NULL AND live.state = 'running' AND NOT switchyard_claim_lapsed(live, now_at) THEN
+  IF live.id IS NOT NULL AND live.state = 'running'
+     AND NOT switchyard_claim_lapsed(live, now_at, c ->> 'instance') THEN
     IF n > 0 THEN
       UPDATE sessions SET last_message_seq = last_message_seq - n WHERE id = claimed_session;
     END IF;

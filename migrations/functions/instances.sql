@@ -33,6 +33,20 @@ LANGUAGE sql VOLATILE AS $$
                WHERE i.id = r.claimed_by AND switchyard_instance_gone(i, now_at)))
 $$;
 
+-- Whether the running run `r` lost its turn at `now_at`, as instance `me`
+-- judges it when it claims the run's session: a run `me` itself holds is
+-- judged by its lease alone. `me` is alive (it is asking), though its lock is
+-- free for a moment after the database restarts, before it takes it again;
+-- its turns that are over but still hold their runs it ends itself
+-- (engine/lost_turns.ts), so it never takes its own live turn for gone.
+CREATE OR REPLACE FUNCTION switchyard_claim_lapsed(r runs, now_at timestamptz, me text)
+RETURNS boolean
+LANGUAGE sql VOLATILE AS $$
+  SELECT CASE WHEN r.claimed_by = me
+              THEN r.state = 'running' AND (r.claim_expires IS NULL OR r.claim_expires <= now_at)
+              ELSE switchyard_claim_lapsed(r, now_at) END
+$$;
+
 -- The trace event recording why a running run was cut without its holder: a
 -- `message` event for the assistant reply that never landed (interface.md's
 -- event types are closed; the message payload's shape is ours).

@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "continuation_mismatch",
   "approval_required",
   "budget_exceeded",
+  "turn_interrupted",
   // providers
   "context_length_exceeded",
   "invalid_provider_configuration",

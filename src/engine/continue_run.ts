@@ -75,6 +75,7 @@ async function supersedeRun(
   const base = await turnContextFor(call, { runId: taken.run.id, turnId, input, seal: null });
   return await respondWithTurn({
     deps,
+    sessionId: call.session.id,
     runId: taken.run.id,
     turnId,
     seq: taken.run.supersede_seq,
@@ -140,6 +141,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
   applyToInput(input, answer);
   return await respondWithTurn({
     deps,
+    sessionId: call.session.id,
     runId: run.id,
     turnId,
     seq: run.supersede_seq,

@@ -517,6 +517,7 @@ export async function startConversationTurn(
   try {
     return await respondWithTurn({
       deps,
+      sessionId: call.session.id,
       runId,
       turnId,
       seq: claim.run.supersede_seq,

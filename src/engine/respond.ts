@@ -6,7 +6,7 @@
  * client stays connected.
  */
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
-import { recoverRun } from "../store/runs.ts";
+import { claimLost, recoverRun } from "../store/runs.ts";
 import { hasRecords, noRecords } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
@@ -38,10 +38,19 @@ export interface TurnSurface {
    * failed, a refusal) answers with an HTTP error status (decisions.md §12).
    */
   readonly opensWithContent?: boolean;
+  /**
+   * What a turn cut by a supersede (a native `break` or `inject`) answers on
+   * a surface without `idle` (the compatible APIs): an error, with its status
+   * when the stream had sent no content yet. Absent: the surface answers the
+   * cut itself (the native `idle`).
+   */
+  readonly interrupted?: Failure;
 }
 
 export interface ClaimedTurn {
   deps: EngineDeps;
+  /** The session the run is of. */
+  sessionId: string;
   runId: string;
   turnId: string;
   /** `supersede_seq` as the claim left it. */
@@ -62,6 +71,12 @@ function outcomeOf(result: TurnResult): string {
     ? "failed"
     : "superseded";
 }
+
+const LOST_CLAIM = failure(
+  "storage_error",
+  "storage unavailable: the database restarted and lost this turn's claim before the turn " +
+    "ended; nothing of it was kept as answered; try again",
+);
 
 /**
  * Answers the request that cut the turn, which set the next seq: with what an
@@ -89,8 +104,13 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     const result = await turn.run(live);
     if (hasRecords(live.records)) await deps.turns.write(null, takeRecords(live));
     // Cut by its own instance (shutdown): nobody waits for a hand-off; the turn ends in error.
-    if (result.kind === "superseded" && guard.cut !== null) {
-      const cut = { kind: "failure" as const, failure: guard.cut };
+    // A run that is not there was not superseded: the database lost its claim in a crash, so
+    // nothing of the turn stands as answered (storage_error), where `idle` would hide that.
+    const cutBy = result.kind !== "superseded"
+      ? null
+      : guard.cut ?? (await claimLost(deps.db, turn) ? LOST_CLAIM : null);
+    if (cutBy !== null) {
+      const cut = { kind: "failure" as const, failure: cutBy };
       probe.end(outcomeOf(cut));
       return cut;
     }
@@ -147,11 +167,17 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([turn.surface.opensWithContent ? sink.firstFrame : sink.started, done]);
-  if (settled !== null && !sink.delivered && (settled as TurnResult).kind === "failure") {
+  const before = settled as TurnResult | null;
+  if (before !== null && !sink.delivered && before.kind === "failure") {
     // The stream is not sent: closing it stops its keep-alives (and counts it closed once).
     sink.end(new Uint8Array(0));
     await recover(turn);
-    throw new ServiceError((settled as Extract<TurnResult, { kind: "failure" }>).failure);
+    throw new ServiceError(before.failure);
+  }
+  if (before?.kind === "superseded" && !sink.delivered && turn.surface.interrupted) {
+    // Cut before its first content: an error with its status, as a failure is (decisions.md §12).
+    sink.end(new Uint8Array(0));
+    throw new ServiceError(turn.surface.interrupted);
   }
   done.then(async (result) => {
     sink.end(framing.last(result, turn.turnId));

@@ -65,6 +65,7 @@ export async function continueSealed(
   }
   return await respondWithTurn({
     deps,
+    sessionId: call.session.id,
     runId: run.id,
     turnId,
     seq: run.supersede_seq,
@@ -174,6 +175,7 @@ export async function supersedeSealed(
   }
   return await respondWithTurn({
     deps,
+    sessionId: call.session.id,
     runId,
     turnId,
     seq: taken.run.supersede_seq,

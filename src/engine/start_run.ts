@@ -133,6 +133,7 @@ export async function startRun(
   };
   return await respondWithTurn({
     deps,
+    sessionId: call.session.id,
     runId,
     turnId,
     seq: claim.run.supersede_seq,

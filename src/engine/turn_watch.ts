@@ -84,8 +84,9 @@ export function createTurnWatcher(
       }
       const now = o.now();
       if (now.getTime() - renewedAt >= RENEW_EVERY_MS) {
-        renewedAt = now.getTime();
         await renewClaims(o.db, [...turns.values()], now);
+        // Only once renewed: after an outage the leases are renewed at the first tick that reads.
+        renewedAt = now.getTime();
       }
     } catch {
       // A failed read is retried at the next tick; the lease still fences the turns.

@@ -34,6 +34,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   continuation_mismatch: 422,
   approval_required: 403,
   budget_exceeded: 429,
+  // Never answered natively (a native turn cut by a break answers `idle`): its native meaning.
+  turn_interrupted: 409,
   context_length_exceeded: 422,
   invalid_provider_configuration: 500,
   invalid_provider_credentials: 503,
@@ -86,11 +88,15 @@ export const SURFACE_HTTP_STATUS: Record<ErrorCode, readonly [openai: number, an
     fallback_exhausted: [503, 529],
     // A provider key is a header the client sends: missing, the request lacks it; refused, it is a bad key.
     missing_provider_credentials: [400, 400],
-    run_in_flight: [409, 409],
+    // Never reached: a compatible request whose session has a turn in flight forks (§12). Neither
+    // API has the state, and a 409 is retried by both SDKs: no code is 409 on these surfaces.
+    run_in_flight: [400, 400],
     no_active_run: [400, 400],
     continuation_mismatch: [400, 400],
     approval_required: [403, 403],
     budget_exceeded: [429, 429],
+    // The user's own act (a native break or inject): a retry would only run the turn again.
+    turn_interrupted: [400, 400],
     context_length_exceeded: [400, 400],
     invalid_provider_configuration: [500, 500],
     invalid_provider_credentials: [401, 401],
@@ -115,7 +121,6 @@ export const SURFACE_ERROR_TYPE = {
     403: "permission_error",
     404: "not_found_error",
     405: "invalid_request_error",
-    409: "invalid_request_error",
     413: "invalid_request_error",
     429: "rate_limit_error",
     client: "invalid_request_error",

@@ -161,6 +161,25 @@ export async function recoverRun(db: Queryable, t: TurnRef): Promise<boolean> {
 }
 
 /**
+ * Whether the claim of run `runId` of session `sessionId` was lost: the run is
+ * not there, though its session is. A claim commits without waiting for its
+ * WAL on PostgreSQL (run_admission.ts `claimStatement`), so a crash of the
+ * server can lose it while its turn runs on; the turn's end then finds no run
+ * to move, which is no supersede. (A deleted session takes its runs with it.)
+ */
+export async function claimLost(
+  db: Queryable,
+  t: { runId: string; sessionId: string },
+): Promise<boolean> {
+  const rows = await db.query<{ lost: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM runs WHERE id = $1)
+            AND EXISTS (SELECT 1 FROM sessions WHERE id = $2) AS lost`,
+    [t.runId, t.sessionId],
+  );
+  return rows[0].lost;
+}
+
+/**
  * Ends turns that are over on their instance but whose own end was not
  * written (the store refused it): each run still held by its turn (running,
  * or in error) goes idle, its claim released; a run another request took

@@ -13,7 +13,7 @@ import type { ModelAnswer } from "../engine/turn_context.ts";
 import { surfaceError } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
-import { answerOf, streamFailure } from "./request_fields.ts";
+import { answerOf, interruptedTurn, streamFailure } from "./request_fields.ts";
 
 const STOP: Record<StopReason, string> = {
   stop: "end_turn",
@@ -77,9 +77,10 @@ function routerHeaders(sessionId: string, turnId: string): Record<string, string
 }
 
 export function anthropicSurface(o: { sessionId: string }): TurnSurface {
+  const interrupted = interruptedTurn(o.sessionId);
   return {
     answer(result, turnId) {
-      const answer = answerOf(result);
+      const answer = answerOf(result, interrupted);
       const content = [
         ...(answer.text === "" && answer.toolCalls.length > 0
           ? []
@@ -187,7 +188,7 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
         keepAlive: () => encoder.encode(": keep-alive\n\n"),
         last(result) {
           if (result.kind !== "answer") {
-            const failure = streamFailure(result);
+            const failure = streamFailure(result, interrupted);
             return encoder.encode(
               event("error", { error: errorOf(failure) }),
             );
@@ -207,5 +208,6 @@ export function anthropicSurface(o: { sessionId: string }): TurnSurface {
     },
     streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(o.sessionId, turnId) }),
     opensWithContent: true,
+    interrupted,
   };
 }

@@ -13,7 +13,7 @@ import type { ModelAnswer } from "../engine/turn_context.ts";
 import { surfaceError } from "../http/error_response.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { StopReason } from "../providers/types.ts";
-import { answerOf, streamFailure } from "./request_fields.ts";
+import { answerOf, interruptedTurn, streamFailure } from "./request_fields.ts";
 
 const FINISH: Record<StopReason, string> = {
   stop: "stop",
@@ -75,9 +75,10 @@ function routerHeaders(sessionId: string, turnId: string): Record<string, string
 export function openAiSurface(
   o: { sessionId: string; created: number; includeUsage: boolean },
 ): TurnSurface {
+  const interrupted = interruptedTurn(o.sessionId);
   return {
     answer(result, turnId) {
-      const answer = answerOf(result);
+      const answer = answerOf(result, interrupted);
       const message = {
         role: "assistant",
         content: answer.toolCalls.length > 0 && answer.text === "" ? null : answer.text,
@@ -156,7 +157,7 @@ export function openAiSurface(
         keepAlive: () => encoder.encode(KEEP_ALIVE),
         last(result) {
           if (result.kind !== "answer") {
-            const failure = streamFailure(result);
+            const failure = streamFailure(result, interrupted);
             return frame({ error: errorObject(failure) });
           }
           const answer = result.answer;
@@ -171,5 +172,6 @@ export function openAiSurface(
     },
     streamHeaders: (turnId) => ({ ...SSE_HEADERS, ...routerHeaders(o.sessionId, turnId) }),
     opensWithContent: true,
+    interrupted,
   };
 }

@@ -73,19 +73,31 @@ export function dataUrlImage(url: string): ImagePart | null {
   return m === null ? null : { mediaType: m[1], data: m[2] };
 }
 
-/** A turn that another request of its session cut (a native `break` or `inject`) has no answer. */
-export const SUPERSEDED: Failure = failure(
-  "run_in_flight",
-  "superseded: another request of this session took the turn over before it answered",
-);
+/**
+ * What a turn cut by another request of its session (a native `break` or
+ * `inject`) answers on a compatible surface, which has no `idle`: the user's
+ * own act, so a 400 the SDKs do not retry (decisions.md §12: never a 409).
+ */
+export function interruptedTurn(sessionId: string): Failure {
+  return failure(
+    "turn_interrupted",
+    `turn interrupted: the turn was stopped by a break on session ${sessionId} ` +
+      "(a native break or inject) before it answered; what it produced is kept in the " +
+      "session, marked interrupted",
+    { session_id: sessionId },
+  );
+}
 
 /** The turn's answer; a failure or a cut turn is thrown, for the surface's error shape. */
-export function answerOf(result: TurnResult): ModelAnswer {
+export function answerOf(result: TurnResult, interrupted: Failure): ModelAnswer {
   if (result.kind === "answer") return result.answer;
-  throw new ServiceError(result.kind === "failure" ? result.failure : SUPERSEDED);
+  throw new ServiceError(result.kind === "failure" ? result.failure : interrupted);
 }
 
 /** The failure a stream ends with when its turn did not answer. */
-export function streamFailure(result: Exclude<TurnResult, { kind: "answer" }>): Failure {
-  return result.kind === "failure" ? result.failure : SUPERSEDED;
+export function streamFailure(
+  result: Exclude<TurnResult, { kind: "answer" }>,
+  interrupted: Failure,
+): Failure {
+  return result.kind === "failure" ? result.failure : interrupted;
 }

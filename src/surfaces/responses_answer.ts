@@ -16,7 +16,7 @@ import type { ModelAnswer, TurnResult } from "../engine/turn_context.ts";
 import { SSE_HEADERS } from "../http/sse.ts";
 import type { TurnRecords } from "../store/turn_writes.ts";
 import { openAiError } from "./openai_answer.ts";
-import { answerOf, streamFailure } from "./request_fields.ts";
+import { answerOf, interruptedTurn, streamFailure } from "./request_fields.ts";
 import type { ResponseEcho } from "./responses_request.ts";
 
 type Item = Record<string, unknown>;
@@ -263,9 +263,10 @@ export function responsesSurface(
   meta: ResponseMeta,
   sessionId: string,
 ): TurnSurface {
+  const interrupted = interruptedTurn(sessionId);
   return {
     answer(result, turnId) {
-      const body = answeredResponse(meta, turnId, answerOf(result));
+      const body = answeredResponse(meta, turnId, answerOf(result, interrupted));
       return new Response(JSON.stringify(body), {
         status: 200,
         headers: {
@@ -417,7 +418,7 @@ export function responsesSurface(
         keepAlive: () => KEEP_ALIVE,
         last(result: TurnResult) {
           if (result.kind !== "answer") {
-            const failure = streamFailure(result);
+            const failure = streamFailure(result, interrupted);
             const head = open() + endMessage();
             return encoder.encode(
               head + event("response.failed", {
@@ -467,5 +468,6 @@ export function responsesSurface(
     }),
     // `response.created` waits for the first content: a turn that fails before it is an HTTP error.
     opensWithContent: true,
+    interrupted,
   };
 }

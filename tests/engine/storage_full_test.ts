@@ -88,7 +88,11 @@ async function startLoad(
         acknowledged[i].push(r.body.data.message.content);
         lastTaken[i] = performance.now();
       } else {
-        const key = `${r.status} ${r.body?.error?.code ?? ""} ${r.body?.error?.message ?? ""}`;
+        // A 200 that is not `completed` (an `idle` envelope: the turn taken for superseded) names
+        // its status, so a refusal of any kind can be told from the log.
+        const key = r.status === 200
+          ? `${r.status} ${r.body?.status ?? ""}`
+          : `${r.status} ${r.body?.error?.code ?? ""} ${r.body?.error?.message ?? ""}`;
         refused.set(key, (refused.get(key) ?? 0) + 1);
         await sleep(10);
       }

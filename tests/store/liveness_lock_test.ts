@@ -16,7 +16,7 @@ import { holdLivenessLock, type LivenessLock } from "../../src/store/liveness_lo
 import { migrate } from "../../src/store/migrate.ts";
 import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { claimForExecute, type ExecuteClaim } from "../../src/store/run_admission.ts";
-import { findRun, type RunRow } from "../../src/store/runs.ts";
+import { CLAIM_LEASE_MS, findRun, type RunRow } from "../../src/store/runs.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { noRecords, writeTurn } from "../../src/store/turn_writes.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
@@ -102,6 +102,35 @@ if (adminUrl) {
       assert.deepEqual(await endTurn(a, run, later(now, 300)), { moved: false, messageSeqs: [] });
       assert.equal((await findRun(a, taken.run.id))?.state, "running");
       assert.equal((await findRun(a, taken.run.id))?.claimed_by, "other");
+    });
+
+    test("an instance never takes its own live turn for gone: its lock free (the server restarted), its own claim is in flight, another's takes the turn", async () => {
+      const now = new Date();
+      const lock = await hold();
+      const holder = `i-${uuidv7()}`;
+      await joinInstances(a, { instance: holder, now, sole: false, livenessLock: lock.key });
+      const sessionId = await newSession(a, now);
+      const { run } = claimed(await execute(a, sessionId, now, holder));
+      await lock.close(); // as a restarted server leaves it, until the instance takes it again
+      assert.equal(await held(b, lock.key), false);
+      // The instance asking is alive: its own turn holds the session.
+      assert.equal((await execute(a, sessionId, later(now, 100), holder)).kind, "in_flight");
+      assert.equal((await findRun(a, run.id))?.state, "running");
+      // Another instance sees a holder without its lock: gone.
+      const taken = claimed(await execute(b, sessionId, later(now, 200), "other"));
+      assert.equal(taken.superseded?.id, run.id);
+    });
+
+    test("an instance's own turn whose lease ran out is lapsed to it", async () => {
+      const now = new Date();
+      const lock = await hold();
+      const holder = `i-${uuidv7()}`;
+      await joinInstances(a, { instance: holder, now, sole: false, livenessLock: lock.key });
+      const sessionId = await newSession(a, now);
+      const { run } = claimed(await execute(a, sessionId, now, holder));
+      const expired = later(now, CLAIM_LEASE_MS + 1);
+      await beat(a, holder, expired, lock.key);
+      assert.equal(claimed(await execute(a, sessionId, expired, holder)).superseded?.id, run.id);
     });
 
     test("joining cuts the runs of an instance whose lock nobody holds, not of one that holds its lock, though both beat", async () => {

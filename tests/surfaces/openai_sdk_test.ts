@@ -483,7 +483,7 @@ describe("sessions of compatible conversations", () => {
     assert.notEqual(d.session, a.session);
   });
 
-  test("a native break that cuts a compatible turn answers it 409, in OpenAI's shape", async () => {
+  test("a native break that cuts a compatible turn answers it 400 turn_interrupted, in OpenAI's shape", async () => {
     const own = await call(h.app, "POST", "/api/v1/sessions", {
       token: h.alice.token,
       body: { title: "cut" },
@@ -496,8 +496,8 @@ describe("sessions of compatible conversations", () => {
     });
     // Heard from the start: the cut turn may answer before the break does.
     const refused = assert.rejects(asked, (e: unknown) => {
-      assert.ok(e instanceof OpenAI.ConflictError);
-      assert.equal((e.error as { code: string }).code, "run_in_flight");
+      assert.ok(e instanceof OpenAI.BadRequestError);
+      assert.equal((e.error as { code: string }).code, "turn_interrupted");
       return true;
     });
     await new Promise((resolve) => setTimeout(resolve, 150));

@@ -731,11 +731,14 @@ describe("errors in each surface's shape, with each API's own status", () => {
       });
     });
   }
-  test("no code answers 422 on a compatible surface, and every 5xx overload is 529 on Anthropic's", () => {
+  test("no code answers 422 or 409 on a compatible surface, and every 5xx overload is 529 on Anthropic's", () => {
     for (const code of ERROR_CODES) {
       const [openai, anthropic] = SURFACE_HTTP_STATUS[code];
       assert.notEqual(openai, 422, code);
       assert.notEqual(anthropic, 422, code);
+      // Both SDKs retry a 409; a compatible request never answers one (decisions.md §12).
+      assert.notEqual(openai, 409, code);
+      assert.notEqual(anthropic, 409, code);
       assert.notEqual(anthropic, 503, code);
       assert.equal(surfaceError("anthropic", code).status, anthropic);
     }

@@ -694,7 +694,7 @@ export type components = {
          * @description Closed set of error codes (src/core/errors.ts).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "approval_required" | "budget_exceeded" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "shutting_down" | "not_implemented" | "internal_error";
+        ErrorCode: "invalid_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "credentials_in_query" | "invalid_session_id" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "token_revoked" | "forbidden" | "session_not_found" | "unknown_intent" | "unknown_effort" | "invalid_model_reference" | "invalid_provider_name" | "unknown_provider" | "unknown_model" | "permission_expansion" | "no_route" | "context_window_exceeded" | "routing_unsupported_capability" | "missing_capability" | "override_not_allowed" | "fallback_exhausted" | "missing_provider_credentials" | "run_in_flight" | "no_active_run" | "continuation_mismatch" | "approval_required" | "budget_exceeded" | "turn_interrupted" | "context_length_exceeded" | "invalid_provider_configuration" | "invalid_provider_credentials" | "model_not_found" | "provider_authentication" | "provider_error" | "provider_unavailable" | "provider_unsupported_capability" | "rate_limited" | "request_timeout" | "storage_error" | "shutting_down" | "not_implemented" | "internal_error";
         ErrorEnvelope: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -1804,7 +1804,7 @@ export type components = {
                 };
             };
         };
-        /** @description A turn is already in flight for the session. */
+        /** @description A turn is already in flight for the session. (`turn_interrupted`, a turn stopped by a native `break` or `inject`, is answered only by the compatible surfaces, with 400.) */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1813,7 +1813,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "run_in_flight";
+                        code?: "run_in_flight" | "turn_interrupted";
                     };
                 };
             };
@@ -2943,7 +2943,6 @@ export interface operations {
             403: components["responses"]["OpenAiTurnError"];
             404: components["responses"]["OpenAiTurnError"];
             405: components["responses"]["OpenAiTurnError"];
-            409: components["responses"]["OpenAiTurnError"];
             413: components["responses"]["OpenAiTurnError"];
             429: components["responses"]["OpenAiTurnError"];
             500: components["responses"]["OpenAiTurnError"];
@@ -2984,7 +2983,6 @@ export interface operations {
             403: components["responses"]["AnthropicTurnError"];
             404: components["responses"]["AnthropicTurnError"];
             405: components["responses"]["AnthropicTurnError"];
-            409: components["responses"]["AnthropicTurnError"];
             413: components["responses"]["AnthropicTurnError"];
             429: components["responses"]["AnthropicTurnError"];
             500: components["responses"]["AnthropicTurnError"];
@@ -3020,7 +3018,6 @@ export interface operations {
             403: components["responses"]["AnthropicApiError"];
             404: components["responses"]["AnthropicApiError"];
             405: components["responses"]["AnthropicApiError"];
-            409: components["responses"]["AnthropicApiError"];
             413: components["responses"]["AnthropicApiError"];
             429: components["responses"]["AnthropicApiError"];
             500: components["responses"]["AnthropicApiError"];
@@ -3093,15 +3090,6 @@ export interface operations {
             };
             /** @description An error in the API's own shape. */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAiError"];
-                };
-            };
-            /** @description An error in the API's own shape. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3583,7 +3571,6 @@ export interface operations {
             403: components["responses"]["CompatApiError"];
             404: components["responses"]["CompatApiError"];
             405: components["responses"]["CompatApiError"];
-            409: components["responses"]["CompatApiError"];
             413: components["responses"]["CompatApiError"];
             429: components["responses"]["CompatApiError"];
             500: components["responses"]["CompatApiError"];
@@ -3619,7 +3606,6 @@ export interface operations {
             403: components["responses"]["CompatApiError"];
             404: components["responses"]["CompatApiError"];
             405: components["responses"]["CompatApiError"];
-            409: components["responses"]["CompatApiError"];
             413: components["responses"]["CompatApiError"];
             429: components["responses"]["CompatApiError"];
             500: components["responses"]["CompatApiError"];
@@ -3656,7 +3642,6 @@ export interface operations {
             403: components["responses"]["CompatApiError"];
             404: components["responses"]["CompatApiError"];
             405: components["responses"]["CompatApiError"];
-            409: components["responses"]["CompatApiError"];
             413: components["responses"]["CompatApiError"];
             429: components["responses"]["CompatApiError"];
             500: components["responses"]["CompatApiError"];
