@@ -5,6 +5,33 @@
 -- CREATE OR REPLACE cannot make (a new return type, a dropped function) goes
 -- with a numbered migration that drops the old one first.
 
+-- Why the bearer token `a` ({ token_id, secret_hash, user_id }) may not be
+-- used at `now_at`, null when it may: as authenticate (src/http/auth.ts)
+-- reads it. `invalid_token` for an unknown id, another secret or another
+-- user; `token_revoked` when it, the API key it was signed in with, or its
+-- user's account was revoked or disabled; `token_expired` past its expiry.
+-- The digest compared is of a 64-character random secret, so comparing it
+-- as text tells a caller nothing of the secret.
+CREATE OR REPLACE FUNCTION switchyard_token_refusal(a jsonb, now_at timestamptz) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  found record;
+BEGIN
+  SELECT t.user_id, t.secret_hash, t.expires_at,
+         coalesce(t.revoked_at, k.revoked_at, u.disabled_at) AS revoked_at
+  INTO found
+  FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN api_keys k ON k.id = t.api_key_id
+  WHERE t.id = (a ->> 'token_id')::uuid;
+  IF found.user_id IS NULL OR found.secret_hash IS DISTINCT FROM a ->> 'secret_hash'
+     OR found.user_id IS DISTINCT FROM (a ->> 'user_id')::uuid THEN
+    RETURN 'invalid_token';
+  END IF;
+  IF found.revoked_at IS NOT NULL THEN RETURN 'token_revoked'; END IF;
+  IF found.expires_at <= now_at THEN RETURN 'token_expired'; END IF;
+  RETURN NULL;
+END
+$$;
+
 -- The claim as one statement: lock the session, refuse while a turn runs (its
 -- claim neither expired nor held by a silent instance; the claiming instance
 -- judges its own turns by their lease alone, instances.sql), supersede a run
@@ -27,6 +54,15 @@
 --   4. on a refusal only, the counter's bump given back.
 -- The claim, the one writer of runs, holds the session's row and fails with
 -- SQLSTATE 23503 when it is missing, as the run's foreign key did.
+--
+-- With `c.auth` ({ token_id, secret_hash, user_id }: the bearer token's id,
+-- the SHA-256 digest of its secret, never the secret, and the user the
+-- instance took it for) the claim is also the request's authentication: it
+-- checks the token first (switchyard_token_refusal) and then claims only a
+-- live plaintext session of that user, so a turn reads nothing before it.
+-- Anything else answers { kind: 'refused', reason } with nothing locked or
+-- written: the caller then authenticates as any other request does, which
+-- says why (run_admission.ts).
 CREATE OR REPLACE FUNCTION switchyard_claim_execute(c jsonb) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -34,18 +70,34 @@ DECLARE
   now_at timestamptz := (c ->> 'now')::timestamptz;
   messages jsonb := coalesce(c -> 'records' -> 'messages', '[]'::jsonb);
   n integer := jsonb_array_length(coalesce(c -> 'records' -> 'messages', '[]'::jsonb));
+  owner uuid := (c -> 'auth' ->> 'user_id')::uuid;
+  refusal text;
   before integer;
   live runs;
   bumped integer;
   cancelled jsonb := '[]'::jsonb;
   answer json;
 BEGIN
+  IF c ? 'auth' THEN
+    refusal := switchyard_token_refusal(c -> 'auth', now_at);
+    IF refusal IS NOT NULL THEN
+      RETURN json_build_object('kind', 'refused', 'reason', refusal);
+    END IF;
+  END IF;
+  -- With `auth`, only the token's user's live plaintext session is taken.
   IF n > 0 THEN
-    UPDATE sessions SET last_message_seq = last_message_seq + n WHERE id = claimed_session
+    UPDATE sessions SET last_message_seq = last_message_seq + n
+    WHERE id = claimed_session
+      AND (owner IS NULL OR (user_id = owner AND NOT archived AND key_id IS NULL))
     RETURNING last_message_seq - n INTO before;
   ELSE
-    SELECT last_message_seq INTO before FROM sessions WHERE id = claimed_session
+    SELECT last_message_seq INTO before FROM sessions
+    WHERE id = claimed_session
+      AND (owner IS NULL OR (user_id = owner AND NOT archived AND key_id IS NULL))
     FOR NO KEY UPDATE;
+  END IF;
+  IF before IS NULL AND owner IS NOT NULL THEN
+    RETURN json_build_object('kind', 'refused', 'reason', 'session');
   END IF;
   IF before IS NULL THEN
     RAISE EXCEPTION 'the session of a run is not there' USING ERRCODE = 'foreign_key_violation';

@@ -7,6 +7,7 @@
  * unless the policy denies them and never executed here; and a turn that
  * would pause for an approval is refused before any model call.
  */
+import { checkedBy, claimAuth } from "./claim_auth.ts";
 import { preCallApproval } from "../core/approvals.ts";
 import { failure, ServiceError } from "../core/errors.ts";
 import { toolCallTracePayload } from "../core/tool_mediation.ts";
@@ -504,7 +505,8 @@ export async function startConversationTurn(
     runInput: input as unknown as Record<string, unknown>,
     records,
     cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
-  });
+    ...claimAuth(call.auth),
+  }).then((answer) => checkedBy(call.auth, answer));
   call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     if (fork !== undefined) return await startConversationTurn(await fork(), turn);

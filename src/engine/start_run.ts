@@ -12,7 +12,7 @@ import type { TurnRequest } from "../core/turn_request_types.ts";
 import { parseCredentialHeaders } from "../providers/credentials.ts";
 import { catalogForRequest } from "../providers/request_catalog.ts";
 import type { RunRow } from "../store/runs.ts";
-import type { SessionRow } from "../store/sessions.ts";
+import { checkedBy, claimAuth, type TokenCheck } from "./claim_auth.ts";
 import { respondWithTurn, type TurnSurface } from "./respond.ts";
 import { entered } from "./entry_queue.ts";
 import { newRunInput, type RunInput } from "./run_input.ts";
@@ -20,7 +20,7 @@ import { recordTrace, type SealScope, sealScope } from "./seal_scope.ts";
 import { newSealedState } from "./sealed_run.ts";
 import { encryptStep, sealedHistory } from "./sealed_steps.ts";
 import { traceEvent, type TraceScope } from "./trace_records.ts";
-import type { EngineDeps, TurnBase, TurnContext } from "./turn_context.ts";
+import type { EngineDeps, TurnBase, TurnContext, TurnSession } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
 import { historyFrom, memoryFrom, persistMessage } from "./turn_records.ts";
 import { noRecords } from "../store/turn_writes.ts";
@@ -28,13 +28,20 @@ import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 export interface TurnCall {
   deps: EngineDeps;
-  session: SessionRow;
+  session: TurnSession;
   headers: Headers;
   stream: boolean;
   /** The API the turn was asked through: how its answer is written. */
   surface: TurnSurface;
   /** The request's phases (RequestContext.timing), carried on to the turn's end. */
   timing: PhaseClock;
+  /**
+   * The bearer token, for the claim to check (nothing read it before): then
+   * `session` is what the caller expects (its id and user, plaintext), and a
+   * claim that finds otherwise throws `ClaimRefused`, having written nothing
+   * (claim_auth.ts).
+   */
+  auth?: TokenCheck;
 }
 
 /** Records the pending tool calls of a superseded pause as cancelled. */
@@ -68,7 +75,7 @@ export async function turnContextFor(
 }
 
 /** The sealed prompt of an encrypted session's execute: its own key, well formed (§8). */
-function checkSealedPrompt(session: SessionRow, ciphertext: Envelope | undefined): void {
+function checkSealedPrompt(session: TurnSession, ciphertext: Envelope | undefined): void {
   if (session.key_id === null || ciphertext === undefined) return;
   const problem = envelopeProblem(ciphertext, session.key_id);
   if (problem !== null) {
@@ -117,7 +124,8 @@ export async function startRun(
       cancelledCall: traceEvent(scope, "tool_call", toolCallTracePayload("", "", "cancelled")),
       read: { userId: session.user_id, cache: deps.historyCache },
     }),
-  });
+    ...claimAuth(call.auth),
+  }).then((answer) => checkedBy(call.auth, answer));
   call.timing.lap("claim");
   if (claim.kind === "in_flight") {
     throw ServiceError.of(

@@ -41,10 +41,17 @@ export interface EngineDeps extends Deps {
   lost: LostTurns;
 }
 
+/**
+ * What a turn knows of its session: which, whose, and whether encrypted
+ * (none of these ever changes), so a claim that checks them can stand for
+ * reading the row.
+ */
+export type TurnSession = Pick<SessionRow, "id" | "user_id" | "key_id">;
+
 /** A turn's context as built before its claim. */
 export interface TurnBase {
   deps: EngineDeps;
-  session: SessionRow;
+  session: TurnSession;
   runId: string;
   /** The claim's turn: the fence of every run update, and the `trace_id` of its events. */
   turnId: string;

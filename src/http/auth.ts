@@ -3,7 +3,9 @@ import { ServiceError } from "../core/errors.ts";
 import { digestsEqual, sha256Hex } from "../platform/secrets.ts";
 import { findUsableKeys, touchApiKey } from "../store/api_keys.ts";
 import { findToken, findTokenWithSession } from "../store/tokens.ts";
+import type { ClaimAuth } from "../store/run_admission.ts";
 import type { Deps, Principal } from "./context.ts";
+import type { TokenMemo } from "./token_memo.ts";
 
 const invalidToken = () => ServiceError.of("invalid_token", "invalid token");
 
@@ -15,7 +17,7 @@ export async function authenticate(
   request: Request,
   deps: Deps,
   sessionId?: string,
-  options: { reading?: boolean } = {},
+  options: { reading?: boolean; memo?: TokenMemo } = {},
 ): Promise<Principal> {
   const header = request.headers.get("authorization");
   if (header === null) {
@@ -46,12 +48,34 @@ export async function authenticate(
   if (row.expires_at.getTime() <= deps.now().getTime()) {
     throw ServiceError.of("token_expired", "token expired: sign in again");
   }
+  options.memo?.remember(row.id, {
+    digest: presented,
+    userId: row.user_id,
+    expiresAt: row.expires_at,
+  });
   return {
     userId: row.user_id,
     tokenId: row.id,
     ...("session" in found ? { session: found.session } : {}),
     ...("reading" in found ? { reading: found.reading } : {}),
   };
+}
+
+/**
+ * A turn's token as this instance authenticated it before, to be checked by
+ * the turn's claim instead of read first (token_memo.ts): the token's id, its
+ * secret's digest and its user; null when the header holds no well-formed
+ * token or one the memo does not know (then the request is authenticated as
+ * any other).
+ */
+export function rememberedToken(request: Request, memo: TokenMemo, now: number): ClaimAuth | null {
+  const header = request.headers.get("authorization");
+  const raw = header === null ? null : parseBearer(header);
+  const parsed = raw === null ? null : parseToken(raw);
+  if (parsed === null) return null;
+  const secretHash = sha256Hex(parsed.secret);
+  const userId = memo.userOf(parsed.tokenId, secretHash, now);
+  return userId === null ? null : { tokenId: parsed.tokenId, secretHash, userId };
 }
 
 const invalidApiKey = () => ServiceError.of("invalid_api_key", "invalid API key");

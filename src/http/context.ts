@@ -1,4 +1,5 @@
 import type { Failure } from "../core/errors.ts";
+import type { TokenCheck } from "../engine/claim_auth.ts";
 import type { Deps } from "../deps.ts";
 import type { TurnReading } from "../store/run_admission.ts";
 import type { SessionRow } from "../store/sessions.ts";
@@ -17,6 +18,12 @@ export interface Principal {
   session?: SessionRow | null;
   /** That session's history and recalled memory, read with it for an endpoint that `readsTurn`. */
   reading?: TurnReading;
+  /**
+   * Present when the token was not read (an endpoint whose claim checks it,
+   * `claimChecksToken`): `userId` is who this instance took it for, and the
+   * token holds only once the claim said so.
+   */
+  unchecked?: TokenCheck;
 }
 
 export interface RequestContext {
@@ -30,6 +37,13 @@ export interface RequestContext {
   address: string | null;
   /** Where the request's time goes, up to its answer (its `Server-Timing` header). */
   timing: PhaseClock;
+  /**
+   * With `principal.unchecked`: authenticates the request as one not checked
+   * by its claim is (the token and the path's session read, a wrong token
+   * counted against the address), throwing what that throws; or the 429 to
+   * send.
+   */
+  confirm?: () => Promise<Principal | Response>;
 }
 
 export interface Endpoint {
@@ -50,5 +64,10 @@ export interface Endpoint {
   limitByAddress?: boolean;
   /** Reads the session's history and memory with the token (one round trip: preview). */
   readsTurn?: boolean;
+  /**
+   * A turn on the path's session whose claim checks the token (engine/claim_auth.ts):
+   * a token this instance authenticated before is not read first (`principal.unchecked`).
+   */
+  claimChecksToken?: boolean;
   handle(ctx: RequestContext): Promise<Response>;
 }

@@ -1,6 +1,11 @@
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
 import { isUuid } from "../core/credential_format.ts";
-import { authenticate, authenticateKeyOrToken, authenticateOperator } from "./auth.ts";
+import {
+  authenticate,
+  authenticateKeyOrToken,
+  authenticateOperator,
+  rememberedToken,
+} from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import { clientAddress, type Connection } from "./client_address.ts";
 import type { Deps, Endpoint, Principal } from "./context.ts";
@@ -8,6 +13,7 @@ import { corsFor } from "./cors.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
 import { createRequestLimits } from "./rate_limits.ts";
+import { tokenMemo } from "./token_memo.ts";
 import { compileRoutes, type Params, type Route } from "./router.ts";
 import { unstorableInQuery } from "./unstorable_text.ts";
 import { NO_TELEMETRY, type RequestProbe } from "../telemetry/telemetry.ts";
@@ -28,6 +34,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
   const limits = createRequestLimits(deps.config.limits.rate);
   const cors = corsFor(deps.config.http.corsOrigins);
   const telemetry = deps.telemetry ?? NO_TELEMETRY;
+  const memo = tokenMemo();
 
   /** Checks the caller against its limits and authenticates it: a 429 when over a limit. */
   async function admit(
@@ -41,19 +48,43 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       return (endpoint.limitByAddress && limits.byAddress(address, now)) ||
         { userId: "", tokenId: "" };
     }
+    const sessionId = sessionOf(params);
+    // A turn with a token this instance knows is checked by its claim: nothing is read first.
+    const token = endpoint.claimChecksToken && sessionId !== undefined &&
+        !memo.isSealed(sessionId)
+      ? rememberedToken(request, memo, now)
+      : null;
+    const principal = token === null
+      ? await authenticated(request, endpoint, sessionId, address, now)
+      : { userId: token.userId, tokenId: token.tokenId, unchecked: { token, checked: false } };
+    if (principal instanceof Response || endpoint.auth === "operator") return principal;
+    return limits.byUser(principal.userId, now) ?? principal;
+  }
+
+  /** The path's session id, when it is a well-formed one. */
+  function sessionOf(params: Params): string | undefined {
+    const id = params.session_id;
+    return id !== undefined && isUuid(id) ? id.toLowerCase() : undefined;
+  }
+
+  /** Authenticates a user's request (its token read): a 429 when a wrong one was tried too often. */
+  async function authenticated(
+    request: Request,
+    endpoint: Endpoint,
+    sessionId: string | undefined,
+    address: string | null,
+    now: number,
+  ): Promise<Principal | Response> {
     let principal: Principal;
     try {
-      // A request on a session reads the session with the token, in one round trip.
-      const sessionId = params.session_id;
       if (endpoint.auth === "operator") return authenticateOperator(request, deps);
+      // A request on a session reads the session with the token, in one round trip.
       principal = endpoint.auth === "key_or_token"
         ? await authenticateKeyOrToken(request, deps, { apiKeyHeader: endpoint.apiKeyHeader })
-        : await authenticate(
-          request,
-          deps,
-          sessionId !== undefined && isUuid(sessionId) ? sessionId.toLowerCase() : undefined,
-          { reading: endpoint.readsTurn === true },
-        );
+        : await authenticate(request, deps, sessionId, {
+          reading: endpoint.readsTurn === true,
+          memo,
+        });
     } catch (error) {
       // A wrong token or key costs its address a token, so neither can be guessed at full speed.
       const code = error instanceof ServiceError ? error.failure.code : null;
@@ -63,7 +94,27 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       }
       throw error;
     }
-    return limits.byUser(principal.userId, now) ?? principal;
+    const session = principal.session;
+    if (session != null && session.key_id !== null) memo.markSealed(session.id);
+    return principal;
+  }
+
+  /**
+   * `RequestContext.confirm` of a request whose token was not read: the token
+   * and session read as for any request (its user was already counted), the
+   * token forgotten when it no longer holds.
+   */
+  function confirmer(request: Request, endpoint: Endpoint, params: Params, address: string | null) {
+    return async (): Promise<Principal | Response> => {
+      const now = deps.now().getTime();
+      try {
+        return await authenticated(request, endpoint, sessionOf(params), address, now);
+      } catch (error) {
+        const presented = rememberedToken(request, memo, now);
+        if (presented !== null) memo.forget(presented.tokenId);
+        throw error;
+      }
+    };
   }
 
   /** The route a request names; the operator's paths do not exist without an operator token. */
@@ -154,9 +205,26 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       if (endpoint.auth !== "none") timing.lap("auth");
     }
     if (principal instanceof Response) return principal;
+    const confirm = principal.unchecked === undefined
+      ? undefined
+      : confirmer(request, endpoint, params, address);
     const unstorable = unstorableInQuery(url);
-    if (unstorable !== null) return errorResponse(unstorable, { status: 400 });
-    return await endpoint.handle({ request, url, params, deps, principal, address, timing });
+    if (unstorable !== null) {
+      // Told only to a caller whose token holds, as when it was read first.
+      const confirmed = await confirm?.();
+      if (confirmed instanceof Response) return confirmed;
+      return errorResponse(unstorable, { status: 400 });
+    }
+    return await endpoint.handle({
+      request,
+      url,
+      params,
+      deps,
+      principal,
+      address,
+      timing,
+      ...(confirm === undefined ? {} : { confirm }),
+    });
   }
 
   return async (request, connection) => {

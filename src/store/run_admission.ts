@@ -95,7 +95,27 @@ export type ExecuteClaim =
     budgeted?: boolean;
   }
   /** `run`: the running run, when the refusal came from reading it (not from the unique index). */
-  | { kind: "in_flight"; run: RunRow | null };
+  | { kind: "in_flight"; run: RunRow | null }
+  /** A claim with `auth` that did not hold: nothing was locked or written. */
+  | { kind: "refused"; reason: ClaimRefusal };
+
+/**
+ * Why a claim with `auth` was refused: the token is unknown or not this
+ * secret's, revoked (or its key or user), or expired; or the session is not
+ * a live plaintext session of the token's user (`session`).
+ */
+export type ClaimRefusal = "invalid_token" | "token_revoked" | "token_expired" | "session";
+
+/**
+ * The bearer token a turn presented, checked by its claim rather than read
+ * before it (migrations/functions/claims.sql): its id, the SHA-256 digest of
+ * its secret (never the secret) and the user this instance took it for.
+ */
+export interface ClaimAuth {
+  tokenId: string;
+  secretHash: string;
+  userId: string;
+}
 
 export interface ExecuteClaimRequest extends ClaimRequest {
   runId: string;
@@ -113,6 +133,12 @@ export interface ExecuteClaimRequest extends ClaimRequest {
    * the claim.
    */
   read?: { userId: string; cache: HistoryCache };
+  /**
+   * The claim is the request's authentication too: it takes the session only
+   * for this token of its owner, and only a live plaintext one (see
+   * `ClaimRefusal`).
+   */
+  auth?: ClaimAuth;
 }
 
 type RunJson = Omit<RunRow, "claim_expires" | "created_at" | "updated_at"> & {
@@ -130,7 +156,7 @@ function runFromJson(r: RunJson): RunRow {
   };
 }
 
-type ClaimAnswer = {
+type ClaimAnswer = { kind: "refused"; reason: ClaimRefusal } | {
   kind: "claimed" | "in_flight";
   run: RunJson;
   superseded: RunJson | null;
@@ -156,10 +182,14 @@ function claimRequest(c: ExecuteClaimRequest) {
       read: { user_id: read.userId, after_seq: read.mark.seq, after_id: read.mark.id },
       recall_limit: RECALL_LIMIT,
     }),
+    ...(c.auth === undefined ? {} : {
+      auth: { token_id: c.auth.tokenId, secret_hash: c.auth.secretHash, user_id: c.auth.userId },
+    }),
   };
   const answered = (answer: ClaimAnswer | null, budgeted?: readonly string[]): ExecuteClaim => {
     // No answer: the unique index refused the run (the claim's last line of defence).
     if (answer === null) return { kind: "in_flight", run: null };
+    if (answer.kind === "refused") return { kind: "refused", reason: answer.reason };
     if (answer.kind === "in_flight") return { kind: "in_flight", run: runFromJson(answer.run) };
     return {
       kind: "claimed",

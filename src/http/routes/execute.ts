@@ -3,14 +3,17 @@ import { type } from "../ark.ts";
 import { ServiceError } from "../../core/errors.ts";
 import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";
+import { ClaimRefused, type TokenCheck } from "../../engine/claim_auth.ts";
 import { startRun } from "../../engine/start_run.ts";
+import type { TurnSession } from "../../engine/turn_context.ts";
+import type { TurnRequest } from "../../core/turn_request_types.ts";
 import { NATIVE_SURFACE, wantsStream } from "../native_surface.ts";
 import { readJsonObject } from "../body.ts";
-import type { Endpoint } from "../context.ts";
+import type { Endpoint, RequestContext } from "../context.ts";
 import { Envelope } from "../continue_request.ts";
 import { parseTurnRequest } from "../turn_request.ts";
 import { acceptTurns } from "../shutdown_gate.ts";
-import { liveSession } from "./sessions.ts";
+import { liveSession, sessionIdParam } from "./sessions.ts";
 
 /**
  * `input.ciphertext`, the sealed prompt of an encrypted session (decisions.md
@@ -35,27 +38,79 @@ function sealedPrompt(raw: unknown): SealedEnvelope | undefined {
   return out as SealedEnvelope;
 }
 
+/** What execute's body asks: the validated turn request and the sealed prompt, if any. */
+interface ExecuteBody {
+  request: TurnRequest;
+  ciphertext: SealedEnvelope | undefined;
+}
+
+async function readExecuteBody(ctx: RequestContext): Promise<ExecuteBody> {
+  const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
+  const sealed = takeSealedPrompt(body);
+  const request = parseTurnRequest(body);
+  if (!request.ok) throw new ServiceError(request.failure);
+  return { request: request.value, ciphertext: sealedPrompt(sealed) };
+}
+
+function execute(
+  ctx: RequestContext,
+  session: TurnSession,
+  body: ExecuteBody,
+  auth?: TokenCheck,
+): Promise<Response> {
+  return startRun(
+    {
+      deps: engineDeps(ctx.deps),
+      session,
+      headers: ctx.request.headers,
+      stream: wantsStream(ctx.request.headers),
+      surface: NATIVE_SURFACE,
+      timing: ctx.timing,
+      ...(auth === undefined ? {} : { auth }),
+    },
+    body.request,
+    body.ciphertext,
+  );
+}
+
+/**
+ * A turn whose token was not read: its claim checks the token and the
+ * session together. Whatever fails before the claim, and a claim that
+ * refuses, is answered as if the request had been authenticated first: the
+ * token's failure, then (past the drain gate) the session's, then its own;
+ * a refused claim whose token and session hold after all (an encrypted
+ * session) goes on as any turn does.
+ */
+async function executeUnchecked(ctx: RequestContext, check: TokenCheck): Promise<Response> {
+  let gated = false;
+  let body: ExecuteBody | undefined;
+  try {
+    acceptTurns(ctx.deps);
+    gated = true;
+    body = await readExecuteBody(ctx);
+    const session = { id: sessionIdParam(ctx), user_id: check.token.userId, key_id: null };
+    return await execute(ctx, session, body, check);
+  } catch (error) {
+    if (check.checked && !(error instanceof ClaimRefused)) throw error;
+    const principal = await ctx.confirm!();
+    if (principal instanceof Response) return principal;
+    const confirmed = { ...ctx, principal };
+    if (!gated) throw error;
+    const session = await liveSession(confirmed);
+    if (!(error instanceof ClaimRefused) || body === undefined) throw error;
+    return await execute(confirmed, session, body);
+  }
+}
+
 export const executeEndpoint: Endpoint = {
   auth: "bearer",
+  claimChecksToken: true,
   async handle(ctx) {
+    if (ctx.principal.unchecked !== undefined) {
+      return await executeUnchecked(ctx, ctx.principal.unchecked);
+    }
     acceptTurns(ctx.deps);
     const session = await liveSession(ctx);
-    const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
-    const sealed = takeSealedPrompt(body);
-    const request = parseTurnRequest(body);
-    if (!request.ok) throw new ServiceError(request.failure);
-    const ciphertext = sealedPrompt(sealed);
-    return await startRun(
-      {
-        deps: engineDeps(ctx.deps),
-        session,
-        headers: ctx.request.headers,
-        stream: wantsStream(ctx.request.headers),
-        surface: NATIVE_SURFACE,
-        timing: ctx.timing,
-      },
-      request.value,
-      ciphertext,
-    );
+    return await execute(ctx, session, await readExecuteBody(ctx));
   },
 };
