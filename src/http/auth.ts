@@ -1,7 +1,7 @@
 import { API_KEY_PREFIX, parseApiKey, parseBearer, parseToken } from "../core/credential_format.ts";
 import { ServiceError } from "../core/errors.ts";
 import { digestsEqual, sha256Hex } from "../platform/secrets.ts";
-import { findUsableKeys, touchApiKey } from "../store/api_keys.ts";
+import { findUsableKeys, touchApiKey, type UsableKey } from "../store/api_keys.ts";
 import { findToken, findTokenWithSession } from "../store/tokens.ts";
 import type { ClaimAuth } from "../store/run_admission.ts";
 import type { Deps, Principal } from "./context.ts";
@@ -98,15 +98,8 @@ export async function verifyApiKey(key: string, deps: Deps): Promise<VerifiedKey
   const parsed = parseApiKey(key);
   if (parsed === null) throw invalidApiKey();
   const keys = await findUsableKeys(deps.db, parsed.userId);
-  const presented = sha256Hex(parsed.secret);
-  const now = deps.now().getTime();
-  let found: (typeof keys)[number] | undefined;
-  for (const candidate of keys) {
-    if (digestsEqual(presented, candidate.secret_hash)) found = candidate;
-  }
-  if (found === undefined || (found.expires_at !== null && found.expires_at.getTime() <= now)) {
-    throw invalidApiKey();
-  }
+  const found = matchingKey(keys, sha256Hex(parsed.secret), deps.now().getTime());
+  if (found === null) throw invalidApiKey();
   return {
     userId: parsed.userId,
     keyId: found.id,
@@ -114,6 +107,29 @@ export async function verifyApiKey(key: string, deps: Deps): Promise<VerifiedKey
     lastUsedAt: found.last_used_at,
   };
 }
+
+/**
+ * The key among a user's usable `keys` whose digest is `presented` (compared
+ * in constant time with every one of them), unless expired at `now`; null
+ * when none.
+ */
+export function matchingKey(
+  keys: readonly UsableKey[],
+  presented: string,
+  now: number,
+): UsableKey | null {
+  let found: UsableKey | null = null;
+  for (const candidate of keys) {
+    if (digestsEqual(presented, candidate.secret_hash)) found = candidate;
+  }
+  if (found === null || (found.expires_at !== null && found.expires_at.getTime() <= now)) {
+    return null;
+  }
+  return found;
+}
+
+/** `invalid_api_key`, as every failed API key is answered. */
+export { invalidApiKey };
 
 /** A key used on the compatible surfaces records its use at most this often. */
 export const KEY_USE_RECORD_MS = 60_000;
@@ -126,25 +142,62 @@ export const KEY_USE_RECORD_MS = 60_000;
 export async function authenticateKeyOrToken(
   request: Request,
   deps: Deps,
-  options: { apiKeyHeader?: boolean } = {},
+  options: { apiKeyHeader?: boolean; memo?: TokenMemo } = {},
 ): Promise<Principal> {
   const header = request.headers.get("authorization");
   const raw = header === null ? null : parseBearer(header);
   const key = raw ?? (options.apiKeyHeader ? request.headers.get("x-api-key") : null);
   if (key === null || !key.startsWith(API_KEY_PREFIX)) {
     if (header === null && key !== null) throw invalidApiKey();
-    return await authenticate(request, deps);
+    return await authenticate(request, deps, undefined, { memo: options.memo });
   }
   const verified = await verifyApiKey(key, deps);
-  // `last_used_at` is a hint for the keys list: one write a minute per key, not one per request.
+  await noteKeyUse(deps, { id: verified.keyId, last_used_at: verified.lastUsedAt });
+  options.memo?.rememberKey(sha256Hex(key), verified.userId);
+  return { userId: verified.userId, tokenId: "" };
+}
+
+/**
+ * Records a key's use: `last_used_at` is a hint for the keys list, one write
+ * a minute per key, not one per request.
+ */
+export async function noteKeyUse(
+  deps: Deps,
+  key: { id: string; last_used_at: Date | null },
+): Promise<void> {
   const now = deps.now();
   if (
-    verified.lastUsedAt === null ||
-    now.getTime() - verified.lastUsedAt.getTime() >= KEY_USE_RECORD_MS
+    key.last_used_at === null || now.getTime() - key.last_used_at.getTime() >= KEY_USE_RECORD_MS
   ) {
-    await touchApiKey(deps.db, verified.keyId, now);
+    await touchApiKey(deps.db, key.id, now);
   }
-  return { userId: verified.userId, tokenId: "" };
+}
+
+/** The API key a compatible request presents (null: none, or a session token instead). */
+function presentedApiKey(request: Request, apiKeyHeader: boolean): string | null {
+  const header = request.headers.get("authorization");
+  const raw = header === null ? null : parseBearer(header);
+  const key = raw ?? (apiKeyHeader ? request.headers.get("x-api-key") : null);
+  return key !== null && key.startsWith(API_KEY_PREFIX) ? key : null;
+}
+
+/**
+ * A compatible turn's API key as this instance verified it before, to be
+ * checked by the turn's read instead of read first (token_memo.ts): its
+ * user and the digest of its secret; null when the request carries no API
+ * key or one the memo does not know.
+ */
+export function rememberedKey(
+  request: Request,
+  memo: TokenMemo,
+  apiKeyHeader: boolean,
+): { userId: string; digest: string; whole: string } | null {
+  const key = presentedApiKey(request, apiKeyHeader);
+  const parsed = key === null ? null : parseApiKey(key);
+  if (key === null || parsed === null) return null;
+  const whole = sha256Hex(key);
+  if (memo.keyUser(whole) !== parsed.userId) return null;
+  return { userId: parsed.userId, digest: sha256Hex(parsed.secret), whole };
 }
 
 /**

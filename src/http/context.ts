@@ -24,6 +24,27 @@ export interface Principal {
    * token holds only once the claim said so.
    */
   unchecked?: TokenCheck;
+  /**
+   * Present when the API key was not read (an endpoint whose turn's read
+   * checks it, `readChecksKey`): `userId` is the key's own, and the key holds
+   * only once that read said so.
+   */
+  uncheckedKey?: KeyCheck;
+}
+
+/** An API key a compatible turn's read is to check, and whether it did. */
+export interface KeyCheck {
+  /** The SHA-256 of the key's secret, as `api_keys.secret_hash` stores it. */
+  digest: string;
+  checked: boolean;
+}
+
+/** The key a turn's read found not to hold: answered as a key read first is (`invalid_api_key`). */
+export class KeyRefused extends Error {
+  constructor() {
+    super("API key refused");
+    this.name = "KeyRefused";
+  }
 }
 
 export interface RequestContext {
@@ -38,7 +59,7 @@ export interface RequestContext {
   /** Where the request's time goes, up to its answer (its `Server-Timing` header). */
   timing: PhaseClock;
   /**
-   * With `principal.unchecked`: authenticates the request as one not checked
+   * With `principal.unchecked` or `uncheckedKey`: authenticates the request as one not checked
    * by its claim is (the token and the path's session read, a wrong token
    * counted against the address), throwing what that throws; or the 429 to
    * send.
@@ -69,5 +90,10 @@ export interface Endpoint {
    * a token this instance authenticated before is not read first (`principal.unchecked`).
    */
   claimChecksToken?: boolean;
+  /**
+   * A compatible turn whose one read checks the API key (surfaces/compat_turn.ts):
+   * a key this instance verified before is not read first (`principal.uncheckedKey`).
+   */
+  readChecksKey?: boolean;
   handle(ctx: RequestContext): Promise<Response>;
 }

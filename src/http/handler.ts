@@ -4,11 +4,13 @@ import {
   authenticate,
   authenticateKeyOrToken,
   authenticateOperator,
+  invalidApiKey,
+  rememberedKey,
   rememberedToken,
 } from "./auth.ts";
 import { UnreadableBody } from "./body.ts";
 import { clientAddress, type Connection } from "./client_address.ts";
-import type { Deps, Endpoint, Principal } from "./context.ts";
+import { type Deps, type Endpoint, KeyRefused, type Principal } from "./context.ts";
 import { corsFor } from "./cors.ts";
 import { errorResponse } from "./error_response.ts";
 import { credentialInQuery } from "./query_credentials.ts";
@@ -54,9 +56,15 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
         !memo.isSealed(sessionId)
       ? rememberedToken(request, memo, now)
       : null;
-    const principal = token === null
-      ? await authenticated(request, endpoint, sessionId, address, now)
-      : { userId: token.userId, tokenId: token.tokenId, unchecked: { token, checked: false } };
+    // So is a compatible turn with an API key this instance knows, by its one read.
+    const key = endpoint.readChecksKey
+      ? rememberedKey(request, memo, endpoint.apiKeyHeader === true)
+      : null;
+    const principal = token !== null
+      ? { userId: token.userId, tokenId: token.tokenId, unchecked: { token, checked: false } }
+      : key !== null
+      ? { userId: key.userId, tokenId: "", uncheckedKey: { digest: key.digest, checked: false } }
+      : await authenticated(request, endpoint, sessionId, address, now);
     if (principal instanceof Response || endpoint.auth === "operator") return principal;
     return limits.byUser(principal.userId, now) ?? principal;
   }
@@ -80,7 +88,10 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       if (endpoint.auth === "operator") return authenticateOperator(request, deps);
       // A request on a session reads the session with the token, in one round trip.
       principal = endpoint.auth === "key_or_token"
-        ? await authenticateKeyOrToken(request, deps, { apiKeyHeader: endpoint.apiKeyHeader })
+        ? await authenticateKeyOrToken(request, deps, {
+          apiKeyHeader: endpoint.apiKeyHeader,
+          memo,
+        })
         : await authenticate(request, deps, sessionId, {
           reading: endpoint.readsTurn === true,
           memo,
@@ -112,6 +123,8 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       } catch (error) {
         const presented = rememberedToken(request, memo, now);
         if (presented !== null) memo.forget(presented.tokenId);
+        const key = rememberedKey(request, memo, endpoint.apiKeyHeader === true);
+        if (key !== null) memo.forgetKey(key.whole);
         throw error;
       }
     };
@@ -205,7 +218,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       if (endpoint.auth !== "none") timing.lap("auth");
     }
     if (principal instanceof Response) return principal;
-    const confirm = principal.unchecked === undefined
+    const confirm = principal.unchecked === undefined && principal.uncheckedKey === undefined
       ? undefined
       : confirmer(request, endpoint, params, address);
     const unstorable = unstorableInQuery(url);
@@ -215,16 +228,25 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       if (confirmed instanceof Response) return confirmed;
       return errorResponse(unstorable, { status: 400 });
     }
-    return await endpoint.handle({
-      request,
-      url,
-      params,
-      deps,
-      principal,
-      address,
-      timing,
-      ...(confirm === undefined ? {} : { confirm }),
-    });
+    const ctx = { request, url, params, deps, principal, address, timing };
+    const check = principal.uncheckedKey;
+    if (check === undefined || confirm === undefined) {
+      return await endpoint.handle(confirm === undefined ? ctx : { ...ctx, confirm });
+    }
+    // The key is checked by the turn's read: what failed before it, and a key the read
+    // refused, is answered as if the key had been read first.
+    let response: Response;
+    try {
+      response = await endpoint.handle({ ...ctx, confirm });
+    } catch (error) {
+      if (check.checked && !(error instanceof KeyRefused)) throw error;
+      const confirmed = await confirm();
+      if (confirmed instanceof Response) return confirmed;
+      throw error instanceof KeyRefused ? invalidApiKey() : error;
+    }
+    if (check.checked) return response;
+    const confirmed = await confirm();
+    return confirmed instanceof Response ? confirmed : response;
   }
 
   return async (request, connection) => {

@@ -8,6 +8,7 @@
  */
 import { sha256Hex } from "../platform/secrets.ts";
 import type { Policy } from "../core/turn_request_types.ts";
+import type { UsableKey } from "./api_keys.ts";
 import type { Queryable } from "./db.ts";
 import type { NamedPolicy } from "./policies.ts";
 import { type References, referencesOf, referencesSql } from "./responses.ts";
@@ -29,6 +30,7 @@ interface ReadingRow {
   s_updated_at: Date;
   r_chain?: Parameters<typeof referencesOf>[0];
   r_items?: Parameters<typeof referencesOf>[1];
+  k_keys?: [string, string, string | null, string | null][];
 }
 
 /** What a compatible request needs before its claim, read in one round trip. */
@@ -42,6 +44,8 @@ export interface CompatReading {
   session: SessionRow | null;
   /** What a Responses request refers to, when it asked (store/responses.ts). */
   references?: References;
+  /** The user's usable API keys, when asked (`withKeys`): as `findUsableKeys` reads them. */
+  keys?: UsableKey[];
 }
 
 /** How a conversation key is stored: its SHA-256, never the client's text. */
@@ -70,9 +74,18 @@ export async function readCompatRequest(
      * session is the previous response's.
      */
     references?: { previous: string | null; itemIds: readonly string[] };
+    /** Read the user's usable API keys too, for the caller to check the key it was sent. */
+    withKeys?: boolean;
   },
 ): Promise<CompatReading> {
   const refs = r.references;
+  // The keys as findUsableKeys reads them: not revoked, the user not disabled.
+  const keys = r.withKeys
+    ? `, (SELECT coalesce(json_agg(json_build_array(k.id, k.secret_hash, k.expires_at,
+                                                     k.last_used_at)), '[]'::json)
+          FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.user_id = $1 AND k.revoked_at IS NULL AND u.disabled_at IS NULL) AS k_keys`
+    : "";
   const rows = await db.query<ReadingRow>(
     `SELECT p.name AS p_name, p.version AS p_version, p.created_at AS p_created_at,
             p.policy::text AS p_policy,
@@ -80,7 +93,7 @@ export async function readCompatRequest(
             s.key_id AS s_key_id, s.archived AS s_archived, s.metadata AS s_metadata,
             s.created_at AS s_created_at, s.updated_at AS s_updated_at${
       refs === undefined ? "" : ", r.r_chain, r.r_items"
-    }
+    }${keys}
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (
        SELECT name, version, created_at, policy FROM policies
@@ -135,6 +148,14 @@ export async function readCompatRequest(
     ...(refs === undefined
       ? {}
       : { references: referencesOf(row.r_chain ?? null, row.r_items ?? null) }),
+    ...(row.k_keys === undefined ? {} : {
+      keys: row.k_keys.map(([id, secret_hash, expires, used]) => ({
+        id,
+        secret_hash,
+        expires_at: expires === null ? null : new Date(expires),
+        last_used_at: used === null ? null : new Date(used),
+      })),
+    }),
   };
 }
 

@@ -11,7 +11,9 @@ import { type ConversationTurn, startConversationTurn } from "../engine/conversa
 import { engineDeps } from "../engine/engine_deps.ts";
 import type { TurnSurface } from "../engine/respond.ts";
 import type { ModelAnswer } from "../engine/turn_context.ts";
-import type { RequestContext } from "../http/context.ts";
+import { matchingKey, noteKeyUse } from "../http/auth.ts";
+import { KeyRefused, type RequestContext } from "../http/context.ts";
+import type { UsableKey } from "../store/api_keys.ts";
 import { acceptTurns } from "../http/shutdown_gate.ts";
 import { parseTurnRequest } from "../http/turn_request.ts";
 import type {
@@ -139,7 +141,24 @@ function titleOf(messages: readonly ChatMessage[]): string {
   return points.length <= TITLE_LENGTH ? line : `${points.slice(0, TITLE_LENGTH - 1).join("")}…`;
 }
 
-/** What the request's headers and model field ask for, read in one round trip. */
+/**
+ * The API key not read before the request (`principal.uncheckedKey`), checked
+ * against the user's usable keys its read brought, as sign-in checks a key
+ * (KeyRefused when none matches), its use recorded as authentication records it.
+ */
+async function checkKey(ctx: RequestContext, keys: readonly UsableKey[] | undefined) {
+  const check = ctx.principal.uncheckedKey;
+  if (check === undefined) return;
+  check.checked = true;
+  const found = matchingKey(keys ?? [], check.digest, ctx.deps.now().getTime());
+  if (found === null) throw new KeyRefused();
+  await noteKeyUse(ctx.deps, found);
+}
+
+/**
+ * What the request's headers and model field ask for, read in one round trip
+ * (with the user's API keys, for a key not read before).
+ */
 async function readRequest(ctx: RequestContext, request: CompatRequest) {
   const choice = modelChoice(request.model);
   if (choice === null) return await unknownModel(ctx, request.model);
@@ -172,7 +191,9 @@ async function readRequest(ctx: RequestContext, request: CompatRequest) {
       ? null
       : conversationDigest(request.system, request.messages.slice(0, last + 1)),
     ...(request.references === undefined ? {} : { references: request.references }),
+    ...(ctx.principal.uncheckedKey === undefined ? {} : { withKeys: true }),
   });
+  await checkKey(ctx, reading.keys);
   if (choice.kind === "policy" && reading.policy === null) {
     return await unknownModel(ctx, request.model);
   }

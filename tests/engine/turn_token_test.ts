@@ -227,5 +227,96 @@ for (const store of STORES) {
       // A bad body on someone else's session is still that session's 404.
       await refused(mallory.token, alice.sessionId, "session_not_found", { body: { input: 3 } });
     });
+
+    /** A compatible turn (Chat Completions, the stored default policy) sent with `apiKey`. */
+    const compat = (apiKey: string, text = "hello") =>
+      call(app, "POST", "/v1/chat/completions", {
+        token: apiKey,
+        body: { model: "switchyard", messages: [{ role: "user", content: text }] },
+        headers: KEY,
+        unchecked: true,
+      });
+
+    /** What a user holds: sessions, runs and messages. */
+    async function userRecords(userId: string): Promise<number[]> {
+      const rows = await app.db.query<{ s: number; r: number; m: number }>(
+        `SELECT (SELECT count(*)::int FROM sessions WHERE user_id = $1) AS s,
+                (SELECT count(*)::int FROM runs r JOIN sessions x ON x.id = r.session_id
+                 WHERE x.user_id = $1) AS r,
+                (SELECT count(*)::int FROM messages m JOIN sessions x ON x.id = m.session_id
+                 WHERE x.user_id = $1) AS m`,
+        [userId],
+      );
+      return [rows[0].s, rows[0].r, rows[0].m];
+    }
+
+    /** A user with the default policy stored and a compatible turn answered with its key. */
+    async function compatUser(): Promise<Account> {
+      const account = await signUp(app);
+      const put = await call(app, "PUT", "/api/v1/policies/default", {
+        token: account.token,
+        body: policy,
+      });
+      assert.ok(put.status === 200 || put.status === 201);
+      answer();
+      assert.equal((await compat(account.apiKey)).status, 200);
+      return account;
+    }
+
+    /** A compatible turn with `apiKey` refused as `invalid_api_key` by its read, recording nothing. */
+    async function keyRefused(apiKey: string, userId: string) {
+      const before = await userRecords(userId);
+      seen.length = 0;
+      const r = await compat(apiKey, "another question");
+      assert.match(seen[0] ?? "", /FROM api_keys k JOIN users u/, "the read checked the key");
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.body.error.code, "invalid_api_key");
+      assert.equal(r.body.error.message, "invalid API key");
+      assert.deepEqual(await userRecords(userId), before, "nothing recorded");
+    }
+
+    test("a compatible turn with a key the instance knows checks it in its one read", async () => {
+      const dave = await compatUser();
+      answer();
+      seen.length = 0;
+      const r = await compat(dave.apiKey, "more");
+      assert.equal(r.status, 200);
+      assert.match(seen[0], /FROM api_keys k JOIN users u/, "the key is read with the request");
+      assert.equal(seen.filter((q) => /api_keys/.test(q)).length, 1, "and only there");
+    });
+
+    test("a revoked, an expired and a disabled user's key are refused by the read", async () => {
+      const erin = await compatUser();
+      const created = await call(app, "POST", "/api/v1/auth/keys", {
+        token: erin.token,
+        body: { name: "ci", expires_at: "2026-01-01T01:00:00.000Z" },
+      });
+      const ci = created.body.api_key as string;
+      answer();
+      assert.equal((await compat(ci)).status, 200);
+      app.clock.advance(60 * 60 * 1000);
+      await keyRefused(ci, erin.userId);
+      app.clock.advance(-60 * 60 * 1000);
+
+      const second = await call(app, "POST", "/api/v1/auth/keys", {
+        token: erin.token,
+        body: { name: "second" },
+      });
+      answer();
+      assert.equal((await compat(second.body.api_key)).status, 200);
+      await call(app, "DELETE", `/api/v1/auth/keys/${second.body.key_id}`, { token: erin.token });
+      await keyRefused(second.body.api_key, erin.userId);
+
+      const disable = (disabled: boolean) =>
+        call(app, "PUT", `/api/v1/admin/users/${erin.userId}`, {
+          token: OPERATOR,
+          body: { disabled },
+        });
+      await disable(true);
+      await keyRefused(erin.apiKey, erin.userId);
+      await disable(false);
+      answer();
+      assert.equal((await compat(erin.apiKey)).status, 200, "enabled again");
+    });
   });
 }

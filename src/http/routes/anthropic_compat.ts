@@ -17,6 +17,7 @@ import { jsonResponse } from "../error_response.ts";
 
 export const messages: Endpoint = {
   auth: "key_or_token",
+  readChecksKey: true,
   apiKeyHeader: true,
   renderError: anthropicError,
   async handle(ctx) {

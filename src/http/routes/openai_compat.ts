@@ -19,6 +19,7 @@ import { jsonResponse } from "../error_response.ts";
 
 export const chatCompletions: Endpoint = {
   auth: "key_or_token",
+  readChecksKey: true,
   renderError: openAiError,
   async handle(ctx) {
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);

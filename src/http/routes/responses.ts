@@ -65,6 +65,7 @@ function withRecorder(request: ResponsesRequest, created: number) {
 
 export const createResponse: Endpoint = {
   auth: "key_or_token",
+  readChecksKey: true,
   renderError: responsesError,
   async handle(ctx) {
     const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
