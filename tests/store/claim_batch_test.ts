@@ -12,6 +12,7 @@ import {
   type ExecuteClaimRequest,
 } from "../../src/store/run_admission.ts";
 import { insertSession } from "../../src/store/sessions.ts";
+import { insertToken } from "../../src/store/tokens.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
 import { promptClaim } from "../support/prompt_claim.ts";
@@ -84,6 +85,52 @@ for (const store of storesUnderTest(process.env)) {
       );
       assert.equal(traced.length, 5);
       assert.ok(traced.every((t) => t.seq === 1));
+    });
+
+    test("claims that check their token, in one batch: each refused or taken as alone, a refusal writing nothing", async () => {
+      const claimer = executeClaimer(db);
+      const [good, revoked, expired, wrong, foreign, sealed] = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map(() => newSession(db)),
+      );
+      await db.query("UPDATE sessions SET key_id = 'k1' WHERE id = $1", [sealed.id]);
+      const token = async (s: { userId: string }, expiresAt = new Date(T0.getTime() + 60_000)) => {
+        const id = uuidv7();
+        await insertToken(db, { id, userId: s.userId, secretHash: `h-${id}`, now: T0, expiresAt });
+        return { tokenId: id, secretHash: `h-${id}`, userId: s.userId };
+      };
+      const auths = [
+        await token(good),
+        await token(revoked),
+        await token(expired, T0),
+        { ...(await token(wrong)), secretHash: "another" },
+        await token(good),
+        await token(sealed),
+      ];
+      await db.query("UPDATE tokens SET revoked_at = $2 WHERE id = $1", [auths[1].tokenId, T0]);
+      const sessions = [good, revoked, expired, wrong, foreign, sealed];
+      // A claim alone first, so the next ones wait for it and go in one batch.
+      const [_, ...answers] = await Promise.all([
+        claimer.claim(turnClaim(await newSession(db), "first")),
+        ...sessions.map((s, k) => claimer.claim({ ...turnClaim(s, `p${k}`), auth: auths[k] })),
+      ]);
+      claimed(answers[0]);
+      assert.deepEqual(
+        answers.slice(1).map((a) => a.kind === "refused" ? a.reason : a.kind),
+        ["token_revoked", "token_expired", "invalid_token", "session", "session"],
+      );
+      const runs = await db.query<{ session_id: string }>(
+        "SELECT session_id FROM runs WHERE session_id = ANY ($1::uuid[])",
+        [sessions.map((s) => s.id)],
+      );
+      assert.deepEqual(runs.map((r) => r.session_id), [good.id]);
+      const written = await db.query<{ n: number }>(
+        `SELECT (SELECT count(*)::int FROM messages WHERE session_id = ANY ($1::uuid[]))
+              + (SELECT count(*)::int FROM trace_events WHERE session_id = ANY ($1::uuid[]))
+              + (SELECT coalesce(sum(last_message_seq), 0)::int FROM sessions
+                 WHERE id = ANY ($1::uuid[])) AS n`,
+        [sessions.slice(1).map((s) => s.id)],
+      );
+      assert.equal(written[0].n, 0, "a refused claim writes nothing");
     });
 
     test("a batch answers each claim as alone: history, a supersede, a refusal, no records", async () => {
