@@ -12,7 +12,7 @@ import { openPostgres } from "../../src/store/postgres_driver.ts";
 import { openPglite } from "../../src/store/pglite_driver.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { createScratchDatabase } from "../support/databases.ts";
-import { createEngineApp, openAiReply } from "../support/engine_app.ts";
+import { createEngineApp, openAiReply, twoInstances } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 const OPERATOR = "operator-token-for-turn-tests";
@@ -317,6 +317,36 @@ for (const store of STORES) {
       await disable(false);
       answer();
       assert.equal((await compat(erin.apiKey)).status, 200, "enabled again");
+    });
+  });
+}
+
+if (adminUrl) {
+  describe("a turn's token checked by its claim, on two instances over one PostgreSQL", () => {
+    const h = twoInstances(adminUrl);
+
+    test("a key revoked on one instance fails its tokens' turns on the other at once", async () => {
+      const created = await call(h.one, "POST", "/api/v1/auth/keys", {
+        token: h.alice.token,
+        body: { name: "shared" },
+      });
+      const token = (await call(h.two, "POST", "/api/v1/auth/sign-in", {
+        headers: { "x-router-api-key": created.body.api_key },
+      })).body.token as string;
+      const made = await call(h.two, "POST", "/api/v1/sessions", { token, body: { title: "t" } });
+      const path = `/api/v1/sessions/${made.body.session.id}/execute`;
+      const execute = () => call(h.two, "POST", path, { token, body: turn("hi"), headers: KEY });
+      h.openai.enqueue(openAiReply({ text: "hi" }));
+      assert.equal((await execute()).status, 200);
+      const revoked = await call(h.one, "DELETE", `/api/v1/auth/keys/${created.body.key_id}`, {
+        token: h.alice.token,
+      });
+      assert.equal(revoked.status, 200);
+      const r = await execute();
+      assert.equal(r.status, 401);
+      assert.equal(r.body.error.code, "token_revoked");
+      const [runs] = await recorded(h.db, made.body.session.id);
+      assert.equal(runs, 1, "the refused turn claimed nothing");
     });
   });
 }
