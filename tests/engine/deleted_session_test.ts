@@ -31,6 +31,7 @@ import {
   type FixtureResponse,
   startFakeProvider,
 } from "../support/fake_provider.ts";
+import { sealingClient } from "../support/sealing_client.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const POLICY = {
@@ -168,6 +169,29 @@ for (const store of storesUnderTest(process.env)) {
         await assertNothingLeft(session, before);
       });
     }
+
+    test("native execute in an encrypted session, buffered: 404 session_not_found", async () => {
+      // An encrypted session writes each record at once, not with the turn's end.
+      const client = await sealingClient("key-doomed");
+      const created = await call(app, "POST", "/api/v1/sessions", {
+        token: alice.token,
+        body: { title: "sealed", key_id: client.keyId },
+      });
+      const session = created.body.session.id as string;
+      const before = await ledger();
+      openai.enqueue(SLOW);
+      const asked = call(app, "POST", `/api/v1/sessions/${session}/execute`, {
+        token: alice.token,
+        body: { input: { text: "hello", ciphertext: await client.seal("hello") }, policy: POLICY },
+        headers: KEY,
+      });
+      await deleteWhenCalled(session);
+      const r = await asked;
+      assert.equal(r.status, 404, JSON.stringify(r.body));
+      assert.equal(r.body.error.code, "session_not_found");
+      assert.match(r.body.error.message, DELETED);
+      await assertNothingLeft(session, before);
+    });
 
     test("native execute, streamed, deleted before the first content: turn_end error session_not_found", async () => {
       const session = await newSession();
