@@ -11,7 +11,7 @@
 -- by the number of messages, one INSERT stores them, one statement stores the
 -- trace and the usage. The messages of one write belong to one session (they
 -- are one turn's); a message of another session gets no `seq` and fails the
--- write. A message marked `interrupted_unless_moved` is interrupted when
+-- write, and a session that is not there fails it as a key would. A message marked `interrupted_unless_moved` is interrupted when
 -- `moved` is false (the run was superseded before the reply landed). A trace
 -- event with `message_index` describes that message: its payload gets the
 -- message's `seq` (and `interrupted` when it was). Returns the `seq`s.
@@ -30,6 +30,10 @@ BEGIN
     UPDATE sessions SET last_message_seq = last_message_seq + jsonb_array_length(messages)
     WHERE id = of_session
     RETURNING last_message_seq - jsonb_array_length(messages) INTO before;
+    -- A session deleted under its turn fails the write as a key would (not as a null `seq`).
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'the session of a record is not there' USING ERRCODE = 'foreign_key_violation';
+    END IF;
     WITH inserted AS (
       INSERT INTO messages (id, session_id, run_id, seq, role, content, provider, model,
                             constrained, interrupted, created_at)

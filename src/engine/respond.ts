@@ -6,7 +6,8 @@
  * client stays connected.
  */
 import { type Failure, failure, ServiceError } from "../core/errors.ts";
-import { claimLost, recoverRun } from "../store/runs.ts";
+import { recoverRun, runMissing, sessionGone } from "../store/runs.ts";
+import { settleCalls } from "../store/budgets.ts";
 import { hasRecords, noRecords } from "../store/turn_writes.ts";
 import type { EngineDeps, TurnLive, TurnResult } from "./turn_context.ts";
 import { type Handoff, sendHandoff } from "./partial_handoff.ts";
@@ -79,6 +80,22 @@ const LOST_CLAIM = failure(
 );
 
 /**
+ * The user deleted the session while its turn ran (a delete is never
+ * refused): the turn's request is answered as for any session not there,
+ * never as an internal error, nor as a supersede nobody asked for.
+ */
+const SESSION_DELETED = failure(
+  "session_not_found",
+  "session not found: the session was deleted while this turn ran; nothing of the turn was kept",
+);
+
+/** Why a run the turn held is not there: a cut, or null (a supersede took it). */
+async function missingRunCut(turn: ClaimedTurn): Promise<Failure | null> {
+  const why = await runMissing(turn.deps.db, turn);
+  return why === "claim lost" ? LOST_CLAIM : why === "session deleted" ? SESSION_DELETED : null;
+}
+
+/**
  * Answers the request that cut the turn, which set the next seq: with what an
  * encrypted turn held, or with nothing, so it stops waiting. Only a request
  * that asked for a hand-off opened a slot to receive it.
@@ -105,10 +122,9 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     if (hasRecords(live.records)) await deps.turns.write(null, takeRecords(live));
     // Cut by its own instance (shutdown): nobody waits for a hand-off; the turn ends in error.
     // A run that is not there was not superseded: the database lost its claim in a crash, so
-    // nothing of the turn stands as answered (storage_error), where `idle` would hide that.
-    const cutBy = result.kind !== "superseded"
-      ? null
-      : guard.cut ?? (await claimLost(deps.db, turn) ? LOST_CLAIM : null);
+    // nothing of the turn stands as answered (storage_error), where `idle` would hide that; or
+    // the session was deleted.
+    const cutBy = result.kind !== "superseded" ? null : guard.cut ?? await missingRunCut(turn);
     if (cutBy !== null) {
       const cut = { kind: "failure" as const, failure: cutBy };
       probe.end(outcomeOf(cut));
@@ -118,6 +134,17 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     if (result.kind === "superseded") await handOver(turn, result.handoff ?? null);
     return result;
   } catch (error) {
+    // A session deleted under its turn fails the turn's writes, as a key would: the user's doing,
+    // not a fault. Nothing of the turn can be kept, but its calls' costs count for the budget.
+    if (await sessionGone(deps.db, turn.sessionId).catch(() => false)) {
+      const pending = takeRecords(live).settlements ?? [];
+      await settleCalls(deps.db, pending).catch(() =>
+        deps.logger.warn("settling a deleted session's calls failed", { calls: pending.length })
+      );
+      probe.end("failed");
+      await handOver(turn, null);
+      return { kind: "failure", failure: SESSION_DELETED };
+    }
     deps.logger.error("turn failed", {
       error: error instanceof Error ? error.name : typeof error,
       code: (error as { code?: unknown })?.code,

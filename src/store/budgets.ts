@@ -218,6 +218,14 @@ export async function settleCall(
   );
 }
 
+/** Settles calls one by one (usually one): those of a turn whose own write could not take them. */
+export async function settleCalls(
+  db: Queryable,
+  calls: readonly { id: string; userId: string; cost: string; now: Date }[],
+): Promise<void> {
+  for (const c of calls) await settleCall(db, c);
+}
+
 /** A user's spend in `[from, to)` by the ledger, the figure a budget's windows count. */
 export async function ledgerSpend(
   db: Queryable,

@@ -161,22 +161,33 @@ export async function recoverRun(db: Queryable, t: TurnRef): Promise<boolean> {
 }
 
 /**
- * Whether the claim of run `runId` of session `sessionId` was lost: the run is
- * not there, though its session is. A claim commits without waiting for its
- * WAL on PostgreSQL (run_admission.ts `claimStatement`), so a crash of the
- * server can lose it while its turn runs on; the turn's end then finds no run
- * to move, which is no supersede. (A deleted session takes its runs with it.)
+ * Why run `runId` of session `sessionId` is not there, or null when it is.
+ * `claim lost`: its session is. A claim commits without waiting for its WAL
+ * on PostgreSQL (run_admission.ts `claimStatement`), so a crash of the server
+ * can lose it while its turn runs on; the turn's end then finds no run to
+ * move, which is no supersede. `session deleted`: the user deleted the
+ * session, which takes its runs with it.
  */
-export async function claimLost(
+export async function runMissing(
   db: Queryable,
   t: { runId: string; sessionId: string },
-): Promise<boolean> {
-  const rows = await db.query<{ lost: boolean }>(
-    `SELECT NOT EXISTS (SELECT 1 FROM runs WHERE id = $1)
-            AND EXISTS (SELECT 1 FROM sessions WHERE id = $2) AS lost`,
+): Promise<"claim lost" | "session deleted" | null> {
+  const rows = await db.query<{ run: boolean; session: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM runs WHERE id = $1) AS run,
+            EXISTS (SELECT 1 FROM sessions WHERE id = $2) AS session`,
     [t.runId, t.sessionId],
   );
-  return rows[0].lost;
+  const { run, session } = rows[0];
+  return run ? null : session ? "claim lost" : "session deleted";
+}
+
+/** Whether session `sessionId` is gone: deleted (a turn's writes then fail, as a key would). */
+export async function sessionGone(db: Queryable, sessionId: string): Promise<boolean> {
+  const rows = await db.query<{ gone: boolean }>(
+    "SELECT NOT EXISTS (SELECT 1 FROM sessions WHERE id = $1) AS gone",
+    [sessionId],
+  );
+  return rows[0].gone;
 }
 
 /**

@@ -23,6 +23,7 @@
  * alone.
  */
 import { ServiceError } from "../core/errors.ts";
+import { settleCalls } from "./budgets.ts";
 import { retryOnConflict } from "./conflict_retry.ts";
 import type { Queryable } from "./db.ts";
 import { isStorageConflict } from "./storage_fault.ts";
@@ -78,9 +79,21 @@ async function writeAll(db: Queryable, batch: readonly Pending[]): Promise<Answe
 
 const written = (a: Answer): TurnWritten => ({ moved: a.moved, messageSeqs: a.message_seqs });
 
-/** One turn alone, again while it loses a deadlock or serialization failure (a few times). */
+/**
+ * One turn alone, again while it loses a deadlock or serialization failure (a
+ * few times). A turn whose write fails (its session deleted under it, a bad
+ * record) keeps nothing, but its calls were made: their costs still reach the
+ * budget ledger, which outlives sessions, before the turn hears of the failure.
+ * A settlement is idempotent, so one the failed write did commit is harmless.
+ */
 const writeAlone = (db: Queryable, p: Pending) =>
-  retryOnConflict(() => writeAll(db, [p])).then((a) => p.resolve(written(a[0])), p.reject);
+  retryOnConflict(() => writeAll(db, [p])).then(
+    (a) => p.resolve(written(a[0])),
+    async (error: unknown) => {
+      await settleCalls(db, p.extras.settlements).catch(() => {});
+      p.reject(error);
+    },
+  );
 
 async function writeBatch(db: Queryable, batch: readonly Pending[]): Promise<void> {
   if (batch.length === 1) return await writeAlone(db, batch[0]);

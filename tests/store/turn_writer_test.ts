@@ -202,6 +202,44 @@ for (const store of storesUnderTest(process.env)) {
       await assert.rejects(appendUsageEvent(db, records.usage[0]), { code: "23503" });
     });
 
+    test("a turn whose session was deleted under it fails as a key would, alone; its calls are still settled", async () => {
+      const [gone, kept] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
+      const owner = await db.query<{ user_id: string }>(
+        "SELECT user_id FROM sessions WHERE id = $1",
+        [gone.sessionId],
+      );
+      const userId = owner[0].user_id;
+      assert.equal(await deleteSession(db, userId, gone.sessionId), true);
+      // The turn's end with its messages (a lone write and in a batch) and one budgeted call.
+      const call = { id: uuidv7(), userId, cost: "0.000123", now: T0 };
+      const [move, records] = turnEnd(gone);
+      const writer = turnWriter(db);
+      const alone = await Promise.allSettled([
+        writer.write(move, { ...records, settlements: [call] }),
+      ]);
+      const batched = await Promise.allSettled([
+        writer.write(...turnEnd(kept)),
+        writer.write(move, records),
+      ]);
+      assert.deepEqual(
+        [...alone, ...batched].map((o) => o.status),
+        ["rejected", "fulfilled", "rejected"],
+      );
+      for (const o of [alone[0], batched[1]]) {
+        assert.equal(((o as PromiseRejectedResult).reason as { code?: string }).code, "23503");
+      }
+      const ledger = await db.query<{ spent: boolean; amount: string }>(
+        "SELECT spent, amount::text FROM budget_ledger WHERE id = $1",
+        [call.id],
+      );
+      assert.deepEqual(ledger, [{ spent: true, amount: "0.000123" }]);
+      const left = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM messages WHERE session_id = $1",
+        [gone.sessionId],
+      );
+      assert.deepEqual(left, [{ n: 0 }]);
+    });
+
     if (store.name === "PostgreSQL") {
       test("every answered turn is there after the writer's connections are killed", async () => {
         const other = await opened.reopen!();
