@@ -11,7 +11,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -23,6 +22,7 @@ import type { Db } from "../../src/store/db.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
+import { createPrivateCluster, privateClusterPossible } from "../support/private_cluster.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const policy = {
@@ -188,92 +188,19 @@ if (isRoot) {
   });
 }
 
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The newest PostgreSQL's programs installed the Debian way, if any. */
-function postgresBin(): string | null {
-  try {
-    const versions = execFileSync("ls", ["/usr/lib/postgresql"]).toString()
-      .trim().split("\n");
-    const newest = versions.map(Number).filter((v) => v > 0).sort((a, b) => b - a)[0];
-    return newest === undefined ? null : `/usr/lib/postgresql/${newest}/bin`;
-  } catch {
-    return null;
-  }
-}
-
-const bin = postgresBin();
-if (isRoot && bin !== null) {
+if (isRoot && privateClusterPossible()) {
   describe("PostgreSQL stopped and started under load", () => {
     test("every session takes a turn within a second of the server accepting connections again (and a connection attempt caught in its shutdown within the connect timeout), nothing acknowledged is lost", async () => {
-      const base = mkdtempSync(join(tmpdir(), "switchyard-cluster-"));
-      const data = join(base, "data");
-      execFileSync("chown", ["postgres", base]);
-      const asPostgres = (program: string, args: string[]) =>
-        execFileSync("runuser", [
-          "-u",
-          "postgres",
-          "--",
-          join(bin, program),
-          ...args,
-        ], {
-          stdio: "pipe",
-        });
-      asPostgres("initdb", [
-        "-D",
-        data,
-        "-A",
-        "trust",
-        "-U",
-        "postgres",
-        "--no-sync",
-      ]);
-      const port = await freePort();
-      const options = `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off`;
-      // The server's output goes to a file: on a pipe, waiting for pg_ctl would wait for the server.
-      const start = () =>
-        asPostgres("pg_ctl", [
-          "-D",
-          data,
-          "-o",
-          options,
-          "-l",
-          join(base, "log"),
-          "-w",
-          "-s",
-          "start",
-        ]);
-      const stop = () =>
-        asPostgres("pg_ctl", [
-          "-D",
-          data,
-          "-m",
-          "immediate",
-          "-w",
-          "-s",
-          "stop",
-        ]);
-      start();
+      const cluster = await createPrivateCluster();
+      await cluster.start();
       const openai = await startFakeProvider();
-      const db = openPostgres(
-        `postgres://postgres@127.0.0.1:${port}/postgres`,
-        {
-          maxConnections: 4,
-        },
-      );
+      const db = openPostgres(cluster.url, { maxConnections: 4 });
       try {
         const load = await startLoadOn(db, openai);
         await sleep(500);
-        stop();
+        await cluster.crash();
         await sleep(1_500);
-        start();
+        await cluster.start();
         const back = performance.now();
         const slowest = await allTakeTurns(load, back);
         const { sessions, acknowledged } = await load.stop();
@@ -294,10 +221,7 @@ if (isRoot && bin !== null) {
       } finally {
         await db.close();
         await openai.close();
-        try {
-          stop();
-        } catch { /* already stopped */ }
-        rmSync(base, { recursive: true, force: true });
+        await cluster.remove();
       }
     });
   });
