@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Db, Queryable } from "./db.ts";
 import { clientDeadlineMs, watchdog, withinDeadline } from "./statement_deadline.ts";
+import { watchedSocketOption } from "./postgres_socket.ts";
 import { rethrowStorageFault } from "./storage_fault.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -14,15 +15,30 @@ export const CONNECT_TIMEOUT_S = 5;
 /** Idle pooled connections are closed: one a restart or a proxy cut silently is not kept. */
 const IDLE_TIMEOUT_S = 60;
 
+/** The first reconnect after a failed attempt waits this long; each failure in a row adds as much. */
+export const RECONNECT_STEP_S = 0.025;
+/** The longest wait between two attempts. */
+export const RECONNECT_MAX_S = 0.1;
+
 /**
- * Options for every connection to the server. postgres.js waits before
- * reconnecting after a failed attempt, by default up to 20 s: a request would
- * wait that long to be told the database is down, and the service as long to
- * notice it is back. A short, capped wait keeps both within a second.
+ * Seconds postgres.js waits before a connection's next attempt after
+ * `retries` failed ones in a row (counted across the pool). Its default
+ * grows to 20 s. While the server is away, every request waits in the
+ * driver's queue until an attempt takes it and fails (then it answers
+ * storage_error), and once the server is back no connection opens before its
+ * wait is over: the cap is what the service adds to a restart, and how long
+ * a request waits to hear the database is down. A tenth of a second costs a
+ * pool of a few connections some tens of refused connects a second while the
+ * server is down, nothing to a server that is up.
  */
+export function reconnectDelayS(retries: number): number {
+  return Math.min(RECONNECT_STEP_S * retries, RECONNECT_MAX_S);
+}
+
+/** Options for every connection to the server (the pool, the liveness lock, the listener). */
 export const RECONNECT_OPTIONS = {
   connect_timeout: CONNECT_TIMEOUT_S,
-  backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
+  backoff: reconnectDelayS,
 };
 
 /**
@@ -53,10 +69,12 @@ export interface PostgresOptions {
 export function openPostgres(url: string, options: PostgresOptions): Db {
   const timeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const deadlineMs = clientDeadlineMs(timeoutMs);
-  const open = () =>
-    postgres(url, {
+  const open = (): postgres.Sql => {
+    const pool: postgres.Sql = postgres(url, {
       max: options.maxConnections,
       ...RECONNECT_OPTIONS,
+      // A connection that can no longer send (postgres_socket.ts) is reason to replace the pool.
+      ...watchedSocketOption(() => replace(pool)),
       idle_timeout: IDLE_TIMEOUT_S,
       onnotice: () => {},
       // Keep query text and parameters out of error objects that might be logged.
@@ -73,6 +91,8 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
         },
       },
     });
+    return pool;
+  };
   let sql = open();
   /**
    * Replaces the pool by a fresh one, once: its connections are destroyed at

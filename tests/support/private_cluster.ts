@@ -27,6 +27,8 @@ export interface PrivateCluster {
   crash(): Promise<void>;
   /** Stops the server if it runs, and removes its directory. */
   remove(): Promise<void>;
+  /** The server's log file. */
+  log: string;
 }
 
 /** Whether this process can run a private cluster: Linux, root, PostgreSQL's programs installed. */
@@ -96,6 +98,7 @@ export async function createPrivateCluster(
     start: () => start(true),
     startNoWait: () => start(false),
     crash,
+    log: join(base, "log"),
     async remove() {
       await crash().catch(() => {/* not running */});
       rmSync(base, { recursive: true, force: true });
