@@ -38,6 +38,16 @@ export function watchedSockets(onSilent: () => void): (target: SocketTarget) => 
       socket = connect(target.port[i] ?? target.port[0], target.host[i]);
       Object.assign(socket, { host: target.host[i], port: target.port[i] ?? target.port[0] });
     }
+    // postgres.js drops every listener of a socket once it closed; under Bun a reset can still
+    // report an error after that, which with no listener left would end the process.
+    const ignore = () => {};
+    socket.on("error", ignore);
+    const removeAll = socket.removeAllListeners;
+    socket.removeAllListeners = function (this: Socket, ...args: [string?]) {
+      const result = removeAll.apply(this, args as [string]);
+      if (args[0] === undefined || args[0] === "error") this.on("error", ignore);
+      return result;
+    } as Socket["removeAllListeners"];
     let wrote = false;
     const write = socket.write;
     socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
