@@ -35,6 +35,45 @@ export function reconnectDelayS(retries: number): number {
   return Math.min(RECONNECT_STEP_S * retries, RECONNECT_MAX_S);
 }
 
+/**
+ * How long a statement waits for a server that is starting up. A connection
+ * attempt that reaches a server still replaying its log after a crash is
+ * refused with 57P03 ("the database system is starting up", "... not yet
+ * accepting connections"), and postgres.js fails the statement that asked for
+ * the connection, so requests that waited through the outage would answer
+ * storage_error just as the server comes back. Such a statement was never
+ * sent, and is tried again while the server said it is starting up, for up to
+ * this long (a shutting-down server is not waited for).
+ */
+export const STARTING_UP_WAIT_MS = 1_000;
+
+/** Whether a statement failed because the server it tried to connect to is still starting up. */
+export function refusedWhileStartingUp(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === "57P03" && typeof e.message === "string" &&
+    !e.message.includes("shutting down");
+}
+
+/**
+ * Runs `attempt` again while it fails because the server is starting up,
+ * until `STARTING_UP_WAIT_MS` after the first such failure.
+ */
+async function throughStartUp<T>(
+  attempt: () => Promise<T>,
+  mayRetry: () => boolean = () => true,
+): Promise<T> {
+  let since: number | null = null;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!refusedWhileStartingUp(error) || !mayRetry()) throw error;
+      since ??= performance.now();
+      if (performance.now() - since > STARTING_UP_WAIT_MS) throw error;
+    }
+  }
+}
+
 /** Options for every connection to the server (the pool, the liveness lock, the listener). */
 export const RECONNECT_OPTIONS = {
   connect_timeout: CONNECT_TIMEOUT_S,
@@ -125,10 +164,13 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
         // A plain array, like PGlite gives (postgres.js adds count, command, ...).
         // Prepared: every query text is a constant of a query function, so the
         // per-connection statement cache stays small and each is parsed once.
-        const pending = q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
-          prepare: true,
-        });
-        const rows = await withinDeadline(pending, deadlineMs, expired).catch(fail);
+        const rows = await throughStartUp(() =>
+          withinDeadline(
+            q.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }),
+            deadlineMs,
+            expired,
+          )
+        ).catch(fail);
         return Array.from(rows) as T[];
       },
       async exec(text: string) {
@@ -142,28 +184,37 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
     query: (text, params) => direct.query(text, params),
     exec: (text) => direct.exec(text),
     transaction: async (fn) => {
-      const pool = sql;
-      // The statements of `fn` have their own deadlines; BEGIN, COMMIT and
-      // ROLLBACK, which postgres.js sends, are watched from outside.
-      const guard = watchdog(deadlineMs, () => replace(pool));
-      guard.arm();
-      const run = pool.begin(async (tx) => {
-        guard.disarm();
+      let began = false;
+      let pool = sql;
+      const once = async () => {
+        pool = sql;
+        // The statements of `fn` have their own deadlines; BEGIN, COMMIT and
+        // ROLLBACK, which postgres.js sends, are watched from outside.
+        const guard = watchdog(deadlineMs, () => replace(pool));
+        guard.arm();
+        const run = pool.begin(async (tx) => {
+          began = true;
+          guard.disarm();
+          try {
+            const result = await fn(wrap(tx, pool));
+            guard.arm();
+            return result;
+          } catch (error) {
+            guard.arm();
+            throw error;
+          }
+        });
         try {
-          const result = await fn(wrap(tx, pool));
-          guard.arm();
-          return result;
-        } catch (error) {
-          guard.arm();
-          throw error;
+          return await Promise.race([run, guard.tripped]) as Awaited<ReturnType<typeof fn>>;
+        } finally {
+          guard.disarm();
         }
-      });
+      };
       try {
-        return await Promise.race([run, guard.tripped]) as Awaited<ReturnType<typeof fn>>;
+        // Only a BEGIN that never reached the server is tried again: `fn` has not run.
+        return await throughStartUp(once, () => !began);
       } catch (error) {
         return failed(pool)(error);
-      } finally {
-        guard.disarm();
       }
     },
     close: () => sql.end({ timeout: 5 }),
