@@ -17,7 +17,7 @@ import process from "node:process";
 import { describe, test } from "node:test";
 import { DISK_FULL_MESSAGE } from "../../src/store/storage_fault.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
-import { CONNECT_TIMEOUT_S, openPostgres } from "../../src/store/postgres_driver.ts";
+import { openPostgres } from "../../src/store/postgres_driver.ts";
 import type { Db } from "../../src/store/db.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
@@ -190,7 +190,7 @@ if (isRoot) {
 
 if (isRoot && privateClusterPossible()) {
   describe("PostgreSQL stopped and started under load", () => {
-    test("every session takes a turn within a second of the server accepting connections again (and a connection attempt caught in its shutdown within the connect timeout), nothing acknowledged is lost", async () => {
+    test("every session takes a turn within a second of the server accepting connections again (two allowed on a loaded machine; never the driver's connect timeout), nothing acknowledged is lost", async () => {
       const cluster = await createPrivateCluster();
       await cluster.start();
       const openai = await startFakeProvider();
@@ -208,12 +208,10 @@ if (isRoot && privateClusterPossible()) {
           `PostgreSQL restart: every session took a turn ${Math.round(slowest)} ms after the ` +
             `server accepted connections; refused: ${JSON.stringify([...load.refused])}`,
         );
-        // Under Bun a connection attempt caught in the server's shutdown can hang until the
-        // driver's connect timeout (about one run in five here): that wait is allowed on top.
-        assert.ok(
-          slowest < BACK_WITHIN_MS + CONNECT_TIMEOUT_S * 1000,
-          `${Math.round(slowest)} ms`,
-        );
+        // A connection postgres.js can no longer send on once hung until the driver's connect
+        // timeout (postgres_socket.ts); now the pool is replaced at once. Twice the second is
+        // allowed: the sessions' first turns after the return are a burst on cold connections.
+        assert.ok(slowest < 2 * BACK_WITHIN_MS, `${Math.round(slowest)} ms`);
         for (const key of load.refused.keys()) {
           assert.match(key, /^502 storage_error /);
         }
