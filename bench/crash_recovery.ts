@@ -12,7 +12,10 @@
  * Options: --rounds=N (3), --sessions=N (32), --down-ms=N (1000, the pause
  * before the restart), --retry-ms=N (10, a client's wait after a refused
  * turn), --log (print what the service logged, other than requests, during
- * each round, and the slowest sessions' requests with their Server-Timing).
+ * each round, and the slowest sessions' requests with their Server-Timing;
+ * the server logs its connections, and its log is kept as
+ * /tmp/switchyard-crash-bench.log). The `turn p50 before` column is the floor:
+ * how long a turn took under the same load just before the crash.
  */
 import { copyFileSync } from "node:fs";
 import process from "node:process";
