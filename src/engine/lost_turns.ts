@@ -27,9 +27,14 @@ export interface LostTurns {
   readonly size: number;
 }
 
-/** The first retry comes this soon; each failure doubles the wait, up to the cap. */
+/**
+ * The first retry comes this soon; each failure doubles the wait, up to the
+ * cap: the driver's own longest reconnect wait, so a run is ended within about
+ * that of the store's return even when no request of its session asks first
+ * (one that does ends it at once, engine_deps.ts).
+ */
 export const LOST_RETRY_FIRST_MS = 25;
-export const LOST_RETRY_MAX_MS = 200;
+export const LOST_RETRY_MAX_MS = 100;
 
 export function lostTurns(
   o: { db: Queryable; now: () => Date; logger: Logger },

@@ -149,15 +149,23 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
       error: error instanceof Error ? error.name : typeof error,
       code: (error as { code?: unknown })?.code,
     });
-    // A turn the store would not let end (a full disk, a restart) is ended once it takes writes.
-    await finishTurn(
-      { deps, runId: turn.runId, turnId: turn.turnId, records: live.records },
-      "error",
-    )
-      .catch(() => deps.lost.add({ runId: turn.runId, turnId: turn.turnId }));
+    const lost = { runId: turn.runId, turnId: turn.turnId };
+    const ending = finishTurn({ deps, ...lost, records: live.records }, "error");
+    if (refusedByStore(error)) {
+      // The store is away (down, restarting, full): the request is answered now rather
+      // than when it is back, the client's next turn is not held up by this one (the
+      // instance ends its run as soon as the store takes writes, lost_turns.ts), and the
+      // turn's records and the hand-off still go in when they can.
+      deps.lost.add(lost);
+      void ending.catch(() => {});
+      void handOver(turn, null);
+    } else {
+      // A turn the store would not let end is ended once it takes writes.
+      await ending.catch(() => deps.lost.add(lost));
+      // A request that cut the turn as it failed need not wait out its timeout.
+      await handOver(turn, null);
+    }
     probe.end("failed");
-    // A request that cut the turn as it failed need not wait out its timeout.
-    await handOver(turn, null);
     // An expected failure (storage_error when the database went away) keeps its code.
     const failed: Failure = error instanceof ServiceError
       ? error.failure
@@ -170,9 +178,16 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
   }
 }
 
+/** Whether the turn failed because the store refused it (storage_error). */
+function refusedByStore(error: unknown): boolean {
+  return error instanceof ServiceError && error.failure.code === "storage_error";
+}
+
 /** The failure is being surfaced: the run leaves `error` for `idle`. */
 async function recover(turn: ClaimedTurn): Promise<void> {
   const { deps } = turn;
+  // A turn the store refused is ended by the instance once the store takes writes.
+  if (deps.lost.has(turn.turnId)) return;
   await recoverRun(deps.db, { runId: turn.runId, turnId: turn.turnId, now: deps.now() })
     .catch(() => deps.lost.add({ runId: turn.runId, turnId: turn.turnId }));
 }

@@ -13,16 +13,20 @@
  * proxy cut): the lock is then free and other instances may take this one's
  * turns over, which the turns' fences make safe (their end writes find the run
  * moved on and persist nothing as current). The lock is taken again as soon
- * as the drop is noticed: at once when the driver reports the close, else at
- * the next check, every second.
+ * as the drop is noticed (at once when the driver reports the close, else at
+ * the next check, every second), and tried every tenth of a second until it
+ * is held: once the server is back, within the driver's reconnect wait.
  */
 import postgres from "postgres";
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { RECONNECT_OPTIONS, sessionSettings } from "./postgres_driver.ts";
+import { RECONNECT_MAX_S, RECONNECT_OPTIONS, sessionSettings } from "./postgres_driver.ts";
+import { watchedSocketOption } from "./postgres_socket.ts";
 import { clientDeadlineMs, withinDeadline } from "./statement_deadline.ts";
 
 export const LIVENESS_CHECK_EVERY_MS = 1_000;
+/** While the lock is not held, it is tried again this often (the driver's longest reconnect wait). */
+export const RETAKE_EVERY_MS = RECONNECT_MAX_S * 1000;
 /** How long start-up tries to take the lock before giving up. */
 const ACQUIRE_WITHIN_MS = 10_000;
 const ACQUIRE_RETRY_MS = 50;
@@ -61,9 +65,11 @@ export async function holdLivenessLock(
   let holder: number | null = null;
   let checking: Promise<void> | null = null;
 
-  const connect = () =>
-    postgres(databaseUrl, {
+  const connect = (): postgres.Sql => {
+    const pool: postgres.Sql = postgres(databaseUrl, {
       ...RECONNECT_OPTIONS,
+      // A connection that can no longer send (postgres_socket.ts) is replaced at once.
+      ...watchedSocketOption(() => replace(pool)),
       max: 1,
       // The connection is the lock: never closed for being idle or old (0: no timer).
       idle_timeout: 0,
@@ -79,6 +85,8 @@ export async function holdLivenessLock(
         check();
       },
     });
+    return pool;
+  };
   let sql = connect();
   /** A connection that stopped answering is dropped for a fresh one. */
   const replace = (stalled: postgres.Sql) => {
@@ -123,7 +131,16 @@ export async function holdLivenessLock(
     if (closed || checking !== null) return;
     checking = verify()
       .catch(() => {}) // the database is away: the next check tries again
-      .finally(() => checking = null);
+      .finally(() => {
+        checking = null;
+        // Lost: tried again soon, not at the next check (other instances may take its turns meanwhile).
+        if (!closed && holder === null) retry ??= setTimeout(retake, RETAKE_EVERY_MS);
+      });
+  }
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  function retake() {
+    retry = null;
+    check();
   }
 
   const started = Date.now();
@@ -152,6 +169,7 @@ export async function holdLivenessLock(
     async close() {
       closed = true;
       clearInterval(timer);
+      if (retry !== null) clearTimeout(retry);
       await checking;
       holder = null;
       await sql.end({ timeout: 5 });

@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Db, Queryable } from "./db.ts";
 import { clientDeadlineMs, watchdog, withinDeadline } from "./statement_deadline.ts";
+import { watchedSocketOption } from "./postgres_socket.ts";
 import { rethrowStorageFault } from "./storage_fault.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -14,15 +15,69 @@ export const CONNECT_TIMEOUT_S = 5;
 /** Idle pooled connections are closed: one a restart or a proxy cut silently is not kept. */
 const IDLE_TIMEOUT_S = 60;
 
+/** The first reconnect after a failed attempt waits this long; each failure in a row adds as much. */
+export const RECONNECT_STEP_S = 0.025;
+/** The longest wait between two attempts. */
+export const RECONNECT_MAX_S = 0.1;
+
 /**
- * Options for every connection to the server. postgres.js waits before
- * reconnecting after a failed attempt, by default up to 20 s: a request would
- * wait that long to be told the database is down, and the service as long to
- * notice it is back. A short, capped wait keeps both within a second.
+ * Seconds postgres.js waits before a connection's next attempt after
+ * `retries` failed ones in a row (counted across the pool). Its default
+ * grows to 20 s. While the server is away, every request waits in the
+ * driver's queue until an attempt takes it and fails (then it answers
+ * storage_error), and once the server is back no connection opens before its
+ * wait is over: the cap is what the service adds to a restart, and how long
+ * a request waits to hear the database is down. A tenth of a second costs a
+ * pool of a few connections some tens of refused connects a second while the
+ * server is down, nothing to a server that is up.
  */
+export function reconnectDelayS(retries: number): number {
+  return Math.min(RECONNECT_STEP_S * retries, RECONNECT_MAX_S);
+}
+
+/**
+ * How long a statement waits for a server that is starting up. A connection
+ * attempt that reaches a server still replaying its log after a crash is
+ * refused with 57P03 ("the database system is starting up", "... not yet
+ * accepting connections"), and postgres.js fails the statement that asked for
+ * the connection, so requests that waited through the outage would answer
+ * storage_error just as the server comes back. Such a statement was never
+ * sent, and is tried again while the server said it is starting up, for up to
+ * this long (a shutting-down server is not waited for).
+ */
+export const STARTING_UP_WAIT_MS = 1_000;
+
+/** Whether a statement failed because the server it tried to connect to is still starting up. */
+export function refusedWhileStartingUp(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === "57P03" && typeof e.message === "string" &&
+    !e.message.includes("shutting down");
+}
+
+/**
+ * Runs `attempt` again while it fails because the server is starting up,
+ * until `STARTING_UP_WAIT_MS` after the first such failure.
+ */
+async function throughStartUp<T>(
+  attempt: () => Promise<T>,
+  mayRetry: () => boolean = () => true,
+): Promise<T> {
+  let since: number | null = null;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!refusedWhileStartingUp(error) || !mayRetry()) throw error;
+      since ??= performance.now();
+      if (performance.now() - since > STARTING_UP_WAIT_MS) throw error;
+    }
+  }
+}
+
+/** Options for every connection to the server (the pool, the liveness lock, the listener). */
 export const RECONNECT_OPTIONS = {
   connect_timeout: CONNECT_TIMEOUT_S,
-  backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
+  backoff: reconnectDelayS,
 };
 
 /**
@@ -53,10 +108,12 @@ export interface PostgresOptions {
 export function openPostgres(url: string, options: PostgresOptions): Db {
   const timeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const deadlineMs = clientDeadlineMs(timeoutMs);
-  const open = () =>
-    postgres(url, {
+  const open = (): postgres.Sql => {
+    const pool: postgres.Sql = postgres(url, {
       max: options.maxConnections,
       ...RECONNECT_OPTIONS,
+      // A connection that can no longer send (postgres_socket.ts) is reason to replace the pool.
+      ...watchedSocketOption(() => replace(pool)),
       idle_timeout: IDLE_TIMEOUT_S,
       onnotice: () => {},
       // Keep query text and parameters out of error objects that might be logged.
@@ -73,6 +130,8 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
         },
       },
     });
+    return pool;
+  };
   let sql = open();
   /**
    * Replaces the pool by a fresh one, once: its connections are destroyed at
@@ -105,10 +164,13 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
         // A plain array, like PGlite gives (postgres.js adds count, command, ...).
         // Prepared: every query text is a constant of a query function, so the
         // per-connection statement cache stays small and each is parsed once.
-        const pending = q.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
-          prepare: true,
-        });
-        const rows = await withinDeadline(pending, deadlineMs, expired).catch(fail);
+        const rows = await throughStartUp(() =>
+          withinDeadline(
+            q.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }),
+            deadlineMs,
+            expired,
+          )
+        ).catch(fail);
         return Array.from(rows) as T[];
       },
       async exec(text: string) {
@@ -122,28 +184,37 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
     query: (text, params) => direct.query(text, params),
     exec: (text) => direct.exec(text),
     transaction: async (fn) => {
-      const pool = sql;
-      // The statements of `fn` have their own deadlines; BEGIN, COMMIT and
-      // ROLLBACK, which postgres.js sends, are watched from outside.
-      const guard = watchdog(deadlineMs, () => replace(pool));
-      guard.arm();
-      const run = pool.begin(async (tx) => {
-        guard.disarm();
+      let began = false;
+      let pool = sql;
+      const once = async () => {
+        pool = sql;
+        // The statements of `fn` have their own deadlines; BEGIN, COMMIT and
+        // ROLLBACK, which postgres.js sends, are watched from outside.
+        const guard = watchdog(deadlineMs, () => replace(pool));
+        guard.arm();
+        const run = pool.begin(async (tx) => {
+          began = true;
+          guard.disarm();
+          try {
+            const result = await fn(wrap(tx, pool));
+            guard.arm();
+            return result;
+          } catch (error) {
+            guard.arm();
+            throw error;
+          }
+        });
         try {
-          const result = await fn(wrap(tx, pool));
-          guard.arm();
-          return result;
-        } catch (error) {
-          guard.arm();
-          throw error;
+          return await Promise.race([run, guard.tripped]) as Awaited<ReturnType<typeof fn>>;
+        } finally {
+          guard.disarm();
         }
-      });
+      };
       try {
-        return await Promise.race([run, guard.tripped]) as Awaited<ReturnType<typeof fn>>;
+        // Only a BEGIN that never reached the server is tried again: `fn` has not run.
+        return await throughStartUp(once, () => !began);
       } catch (error) {
         return failed(pool)(error);
-      } finally {
-        guard.disarm();
       }
     },
     close: () => sql.end({ timeout: 5 }),

@@ -11,18 +11,18 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { describe, test } from "node:test";
 import { DISK_FULL_MESSAGE } from "../../src/store/storage_fault.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
-import { CONNECT_TIMEOUT_S, openPostgres } from "../../src/store/postgres_driver.ts";
+import { openPostgres } from "../../src/store/postgres_driver.ts";
 import type { Db } from "../../src/store/db.ts";
 import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { createEngineApp, openAiReply } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
+import { createPrivateCluster, privateClusterPossible } from "../support/private_cluster.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const policy = {
@@ -192,92 +192,19 @@ if (isRoot) {
   });
 }
 
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The newest PostgreSQL's programs installed the Debian way, if any. */
-function postgresBin(): string | null {
-  try {
-    const versions = execFileSync("ls", ["/usr/lib/postgresql"]).toString()
-      .trim().split("\n");
-    const newest = versions.map(Number).filter((v) => v > 0).sort((a, b) => b - a)[0];
-    return newest === undefined ? null : `/usr/lib/postgresql/${newest}/bin`;
-  } catch {
-    return null;
-  }
-}
-
-const bin = postgresBin();
-if (isRoot && bin !== null) {
+if (isRoot && privateClusterPossible()) {
   describe("PostgreSQL stopped and started under load", () => {
-    test("every session takes a turn within a second of the server accepting connections again (and a connection attempt caught in its shutdown within the connect timeout), nothing acknowledged is lost", async () => {
-      const base = mkdtempSync(join(tmpdir(), "switchyard-cluster-"));
-      const data = join(base, "data");
-      execFileSync("chown", ["postgres", base]);
-      const asPostgres = (program: string, args: string[]) =>
-        execFileSync("runuser", [
-          "-u",
-          "postgres",
-          "--",
-          join(bin, program),
-          ...args,
-        ], {
-          stdio: "pipe",
-        });
-      asPostgres("initdb", [
-        "-D",
-        data,
-        "-A",
-        "trust",
-        "-U",
-        "postgres",
-        "--no-sync",
-      ]);
-      const port = await freePort();
-      const options = `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off`;
-      // The server's output goes to a file: on a pipe, waiting for pg_ctl would wait for the server.
-      const start = () =>
-        asPostgres("pg_ctl", [
-          "-D",
-          data,
-          "-o",
-          options,
-          "-l",
-          join(base, "log"),
-          "-w",
-          "-s",
-          "start",
-        ]);
-      const stop = () =>
-        asPostgres("pg_ctl", [
-          "-D",
-          data,
-          "-m",
-          "immediate",
-          "-w",
-          "-s",
-          "stop",
-        ]);
-      start();
+    test("every session takes a turn within a second of the server accepting connections again (two allowed on a loaded machine; never the driver's connect timeout), nothing acknowledged is lost", async () => {
+      const cluster = await createPrivateCluster();
+      await cluster.start();
       const openai = await startFakeProvider();
-      const db = openPostgres(
-        `postgres://postgres@127.0.0.1:${port}/postgres`,
-        {
-          maxConnections: 4,
-        },
-      );
+      const db = openPostgres(cluster.url, { maxConnections: 4 });
       try {
         const load = await startLoadOn(db, openai);
         await sleep(500);
-        stop();
+        await cluster.crash();
         await sleep(1_500);
-        start();
+        await cluster.start();
         const back = performance.now();
         const slowest = await allTakeTurns(load, back);
         const { sessions, acknowledged } = await load.stop();
@@ -285,12 +212,10 @@ if (isRoot && bin !== null) {
           `PostgreSQL restart: every session took a turn ${Math.round(slowest)} ms after the ` +
             `server accepted connections; refused: ${JSON.stringify([...load.refused])}`,
         );
-        // Under Bun a connection attempt caught in the server's shutdown can hang until the
-        // driver's connect timeout (about one run in five here): that wait is allowed on top.
-        assert.ok(
-          slowest < BACK_WITHIN_MS + CONNECT_TIMEOUT_S * 1000,
-          `${Math.round(slowest)} ms`,
-        );
+        // A connection postgres.js can no longer send on once hung until the driver's connect
+        // timeout (postgres_socket.ts); now the pool is replaced at once. Twice the second is
+        // allowed: the sessions' first turns after the return are a burst on cold connections.
+        assert.ok(slowest < 2 * BACK_WITHIN_MS, `${Math.round(slowest)} ms`);
         for (const key of load.refused.keys()) {
           assert.match(key, /^502 storage_error /);
         }
@@ -298,10 +223,7 @@ if (isRoot && bin !== null) {
       } finally {
         await db.close();
         await openai.close();
-        try {
-          stop();
-        } catch { /* already stopped */ }
-        rmSync(base, { recursive: true, force: true });
+        await cluster.remove();
       }
     });
   });
