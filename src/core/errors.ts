@@ -104,3 +104,8 @@ export class ServiceError extends Error {
     return new ServiceError(failure(code, message, details));
   }
 }
+
+/** Whether the store refused or did not answer (storage_error): asking it again waits again. */
+export function isStorageFault(error: unknown): boolean {
+  return error instanceof ServiceError && error.failure.code === "storage_error";
+}

@@ -9,7 +9,7 @@ import type { Deps } from "../deps.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import { turnWriter } from "../store/turn_writer.ts";
 import { type ExecuteClaimer, executeClaimer } from "../store/run_admission.ts";
-import { ServiceError } from "../core/errors.ts";
+import { isStorageFault } from "../core/errors.ts";
 import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 import { createTurnWatcher } from "./turn_watch.ts";
@@ -37,9 +37,7 @@ function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
       try {
         claim = await claims.claim(c);
       } catch (error) {
-        const fault = error instanceof ServiceError &&
-          error.failure.code === "storage_error";
-        if (fault) lost.add({ runId: c.runId, turnId: c.turnId });
+        if (isStorageFault(error)) lost.add({ runId: c.runId, turnId: c.turnId });
         throw error;
       }
       const holder = claim.kind === "in_flight" ? claim.run?.current_turn : null;

@@ -5,7 +5,7 @@
  * still a plain JSON error. The turn runs to its end whether or not the
  * client stays connected.
  */
-import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import { type Failure, failure, isStorageFault, ServiceError } from "../core/errors.ts";
 import { recoverRun, runMissing, sessionGone } from "../store/runs.ts";
 import { settleCalls } from "../store/budgets.ts";
 import { hasRecords, noRecords } from "../store/turn_writes.ts";
@@ -151,7 +151,7 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     });
     const lost = { runId: turn.runId, turnId: turn.turnId };
     const ending = finishTurn({ deps, ...lost, records: live.records }, "error");
-    if (refusedByStore(error)) {
+    if (isStorageFault(error)) {
       // The store is away (down, restarting, full): the request is answered now rather
       // than when it is back, the client's next turn is not held up by this one (the
       // instance ends its run as soon as the store takes writes, lost_turns.ts), and the
@@ -176,11 +176,6 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     probe.phases(turn.timing, deps.db.driver);
     guard.stop();
   }
-}
-
-/** Whether the turn failed because the store refused it (storage_error). */
-function refusedByStore(error: unknown): boolean {
-  return error instanceof ServiceError && error.failure.code === "storage_error";
 }
 
 /** The failure is being surfaced: the run leaves `error` for `idle`. */

@@ -1,4 +1,4 @@
-import { type Failure, failure, ServiceError } from "../core/errors.ts";
+import { type Failure, failure, isStorageFault, ServiceError } from "../core/errors.ts";
 import { isUuid } from "../core/credential_format.ts";
 import {
   authenticate,
@@ -240,6 +240,8 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       response = await endpoint.handle({ ...ctx, confirm });
     } catch (error) {
       if (check.checked && !(error instanceof KeyRefused)) throw error;
+      // The store did not answer: reading the key again would wait a second deadline.
+      if (isStorageFault(error)) throw error;
       const confirmed = await confirm();
       if (confirmed instanceof Response) return confirmed;
       throw error instanceof KeyRefused ? invalidApiKey() : error;
