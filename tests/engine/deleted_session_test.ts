@@ -24,6 +24,7 @@ import {
   createEngineApp,
   openAiReply,
   openAiStream,
+  openAiStreamStalledAfterFirstContent,
   openStream,
 } from "../support/engine_app.ts";
 import {
@@ -43,13 +44,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Far longer than any test: the delete, not the provider, ends the turn. */
 const SLOW: FixtureResponse = { ...openAiReply({ text: "too late" }), delay_ms: 5_000 };
-
-/** The first content at once, the rest long after: the delete lands between them. */
-function slowAfterFirstContent(): FixtureResponse {
-  const stream = openAiStream(["Hel", "lo"], 5_000);
-  const [role, first, ...rest] = stream.chunks!;
-  return { ...stream, chunks: [role + first, ...rest] };
-}
 
 // deno-lint-ignore no-explicit-any
 type Body = any;
@@ -217,7 +211,7 @@ for (const store of storesUnderTest(process.env)) {
     test("native execute, streamed, deleted after the first content: turn_end error session_not_found", async () => {
       const session = await newSession();
       const before = await ledger();
-      openai.enqueue(slowAfterFirstContent());
+      openai.enqueue(openAiStreamStalledAfterFirstContent());
       const stream = await openStream(app, `/api/v1/sessions/${session}/execute`, alice.token, {
         input: { text: "hello" },
         policy: POLICY,
@@ -263,7 +257,7 @@ for (const store of storesUnderTest(process.env)) {
     test("chat completions, streamed after content: an error chunk naming the delete", async () => {
       const session = await newSession();
       const before = await ledger();
-      openai.enqueue(slowAfterFirstContent());
+      openai.enqueue(openAiStreamStalledAfterFirstContent());
       const client = new OpenAI({
         apiKey: alice.apiKey,
         baseURL: "http://switchyard.test/v1",

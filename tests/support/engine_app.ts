@@ -229,6 +229,16 @@ export function openAiStream(parts: string[], delayMs = 0): FixtureResponse {
   };
 }
 
+/**
+ * A stream whose first content comes at once and the rest 5 s later: whatever the test does
+ * (a break, a delete) lands after content has begun.
+ */
+export function openAiStreamStalledAfterFirstContent(): FixtureResponse {
+  const stream = openAiStream(["Hel", "lo"], 5_000);
+  const [role, first, ...rest] = stream.chunks!;
+  return { ...stream, chunks: [role + first, ...rest] };
+}
+
 /** A Chat Completions stream whose reply is one tool call. */
 export function openAiToolCallStream(name: string, args: Record<string, unknown>): FixtureResponse {
   const call = { index: 0, id: "call_0", type: "function", function: { name, arguments: "" } };

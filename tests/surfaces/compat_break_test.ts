@@ -13,7 +13,11 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { call } from "../support/app.ts";
 import { checkedFetch } from "../support/compat_fetch.ts";
-import { engineHarness, openAiReply, openAiStream } from "../support/engine_app.ts";
+import {
+  engineHarness,
+  openAiReply,
+  openAiStreamStalledAfterFirstContent,
+} from "../support/engine_app.ts";
 import type { FixtureResponse } from "../support/fake_provider.ts";
 
 const h = engineHarness();
@@ -22,13 +26,6 @@ const REQUEST_ID = /^req_[0-9a-f]{32}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Far longer than any test: the break, not the provider, ends the turn. */
 const SLOW: FixtureResponse = { ...openAiReply({ text: "too late" }), delay_ms: 5_000 };
-
-/** The first content at once, the rest long after: the break lands between them. */
-function slowAfterFirstContent(): FixtureResponse {
-  const stream = openAiStream(["Hel", "lo"], 5_000);
-  const [role, first, ...rest] = stream.chunks!;
-  return { ...stream, chunks: [role + first, ...rest] };
-}
 
 // deno-lint-ignore no-explicit-any
 type Body = any;
@@ -219,7 +216,7 @@ describe("a native break stops a running compatible turn: 400 turn_interrupted, 
 
   test("chat completions, after content: 200, then an error chunk naming the break, no [DONE]", async () => {
     const session = await newSession();
-    h.openai.enqueue(slowAfterFirstContent());
+    h.openai.enqueue(openAiStreamStalledAfterFirstContent());
     const { fetch, seen } = countingFetch(false);
     const { data: stream, response } = await openai(session, fetch).chat.completions.create({
       model: "switchyard",
@@ -247,7 +244,7 @@ describe("a native break stops a running compatible turn: 400 turn_interrupted, 
 
   test("messages, after content: 200, then an error event naming the break", async () => {
     const session = await newSession();
-    h.openai.enqueue(slowAfterFirstContent());
+    h.openai.enqueue(openAiStreamStalledAfterFirstContent());
     const { fetch, seen } = countingFetch(false);
     const stream = anthropic(session, fetch).messages.stream({
       model: "switchyard",
