@@ -34,18 +34,19 @@ export function threadCpuMs(pid: number): Map<string, number> {
   return out;
 }
 
-function statCpuMs(stat: string): number {
+/** utime + stime; with `ended`, also cutime + cstime: the children it has reaped. */
+function statCpuMs(stat: string, ended = false): number {
   // Fields after the command name, which sits in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+  const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+  return ((utime + stime + (ended ? cutime + cstime : 0)) * 1000) / TICKS_PER_SECOND;
 }
 
 /**
- * CPU time of every live process whose command is `command`, in ms: with
- * `postgres`, the database server's backends (those that exited meanwhile are
- * not counted, so a pool that keeps its connections is measured whole).
+ * CPU time of every process whose command is `command`, in ms, those that
+ * ended included: with `postgres`, the database server's backends, and
+ * through the server's own reaped-children times those that exited, so the
+ * figure never falls when a connection closes between two readings.
  */
 export function commandCpuMs(command: string): number {
   let total = 0;
@@ -54,7 +55,7 @@ export function commandCpuMs(command: string): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === command) {
-        total += statCpuMs(stat);
+        total += statCpuMs(stat, true);
       }
     } catch {
       // The process ended while the list was read.

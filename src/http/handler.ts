@@ -266,8 +266,6 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     } finally {
       ENTRY.end();
     }
-    timing.answered();
-    serverTiming(response, timing);
     response = cors.decorate(request, response);
     // Path only: the query string may carry what a client should not have sent.
     deps.logger.info("request", {
@@ -277,7 +275,11 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
       ...requestIdOf(response),
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
     });
-    return probe.end(request.method, response);
+    response = probe.end(request.method, response);
+    // Last, so the answer's phase holds the request's log line and metrics too.
+    timing.answered();
+    serverTiming(response, timing);
+    return response;
   };
 }
 

@@ -38,8 +38,9 @@ export const PHASES = [
   "write",
   /**
    * From the last phase to the answer's headers: a turn's answer built (a
-   * buffered turn's envelope serialized); for a request that is no turn, its
-   * endpoint's work after authentication. In the header only: a turn's
+   * buffered turn's envelope serialized), the request's log line and metrics;
+   * for a request that is no turn, its endpoint's work after authentication
+   * as well. In the header only: a turn's
    * histogram is observed as the turn ends, before this.
    */
   "answer",

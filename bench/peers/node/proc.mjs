@@ -7,16 +7,18 @@ import { readdirSync, readFileSync } from "node:fs";
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-function statCpuMs(stat) {
+/** utime + stime; with `ended`, also cutime + cstime: the children it has reaped. */
+function statCpuMs(stat, ended = false) {
   // Fields after the command name, which sits in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+  return ((utime + stime + (ended ? cutime + cstime : 0)) * 1000) / TICKS_PER_SECOND;
 }
 
 /** User plus system CPU time of the whole process (all threads), in ms. */
 export const cpuMs = (pid) => statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
 
-/** CPU time of every live process whose command is `command`, in ms. */
+/** CPU time of every process whose command is `command`, in ms, those it reaped included. */
 export function commandCpuMs(command) {
   let total = 0;
   for (const entry of readdirSync("/proc")) {
@@ -24,7 +26,7 @@ export function commandCpuMs(command) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === command) {
-        total += statCpuMs(stat);
+        total += statCpuMs(stat, true);
       }
     } catch {
       // The process ended while the list was read.
