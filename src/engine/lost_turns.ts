@@ -41,10 +41,10 @@ export function lostTurns(
 ): LostTurns {
   const waiting = new Map<string, LostTurn>();
   let looping = false;
-  let attempt: Promise<boolean> | null = null;
-  let refused: unknown = null;
+  let attempt: Promise<unknown> | null = null;
 
-  const tryOnce = (): Promise<boolean> => {
+  /** One attempt at ending every waiting turn: null once the store took it, else its error. */
+  const tryOnce = (): Promise<unknown> => {
     attempt ??= (async () => {
       const batch = [...waiting.values()];
       try {
@@ -56,10 +56,9 @@ export function lostTurns(
             runs: ended.length,
           });
         }
-        return waiting.size === 0;
+        return null;
       } catch (error) {
-        refused = error;
-        return false;
+        return error;
       } finally {
         attempt = null;
       }
@@ -72,7 +71,8 @@ export function lostTurns(
     try {
       for (let wait = LOST_RETRY_FIRST_MS; waiting.size > 0;) {
         await new Promise((resolve) => setTimeout(resolve, wait));
-        wait = (await tryOnce()) ? LOST_RETRY_FIRST_MS : Math.min(wait * 2, LOST_RETRY_MAX_MS);
+        const refused = await tryOnce();
+        wait = refused === null ? LOST_RETRY_FIRST_MS : Math.min(wait * 2, LOST_RETRY_MAX_MS);
       }
     } finally {
       looping = false;
@@ -86,7 +86,11 @@ export function lostTurns(
     },
     has: (turnId) => waiting.has(turnId),
     async flush() {
-      if (waiting.size > 0 && !(await tryOnce())) throw refused;
+      // An attempt under way took its batch before the turn asked about may have been added.
+      while (attempt !== null) await attempt;
+      if (waiting.size === 0) return;
+      const refused = await tryOnce();
+      if (refused !== null) throw refused;
     },
     get size() {
       return waiting.size;

@@ -15,7 +15,7 @@ import {
   type VacuumPolicy,
   VACUUMS,
 } from "./pglite_vacuum.ts";
-import { isDiskFull, rethrowStorageFault } from "./storage_fault.ts";
+import { isDiskFull, isStorageFault, rethrowStorageFault } from "./storage_fault.ts";
 
 type Request =
   | { kind: "open"; path: string; assets?: PgliteAssets; fsync: boolean }
@@ -110,6 +110,16 @@ export async function openPgliteThread(
   };
 }
 
+/**
+ * PostgreSQL stopped under what it was running (a PANIC, an aborted WASM
+ * instance, a failed thread): a storage fault for every statement it took
+ * down, 57P02 (crash shutdown) where the error names no SQLSTATE of its own.
+ * Whether such a statement committed is unknown, as with a lost connection.
+ */
+function crashed(error: Error): Error {
+  return isStorageFault(error) ? error : Object.assign(error, { code: "57P02" });
+}
+
 /** One worker and the requests it has not answered. */
 interface StoreWorker {
   send(request: Request): Promise<unknown[]>;
@@ -142,14 +152,16 @@ function startWorker(workerModule: string, lost: (why: Error) => void): StoreWor
     const pending = waiting.get(reply.id);
     waiting.delete(reply.id);
     if ("error" in reply) {
-      const error = rebuiltError(reply.error);
+      const error = reply.fatal === true
+        ? crashed(rebuiltError(reply.error))
+        : rebuiltError(reply.error);
       pending?.reject(error);
       if (reply.fatal === true && broken === null) lost(error);
     } else pending?.resolve(reply.json ? parsedJson(reply.rows, reply.json) : reply.rows);
   };
   worker.onerror = (event: ErrorEvent) => {
     event.preventDefault();
-    const error = new Error(`the embedded store's thread failed: ${event.message}`);
+    const error = crashed(new Error(`the embedded store's thread failed: ${event.message}`));
     if (broken === null) lost(error);
     terminate(error);
   };

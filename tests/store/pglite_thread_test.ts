@@ -4,6 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isStorageFault } from "../../src/core/errors.ts";
 import type { Db } from "../../src/store/db.ts";
 import { checkpointDue } from "../../src/store/pglite_checkpoints.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
@@ -66,6 +70,31 @@ describe("PGlite on its own thread", () => {
     assert.ok(isUniqueViolation(duplicate), String((duplicate as { code?: unknown }).code));
     await db.exec("DELETE FROM t");
   });
+
+  for (const statement of ["crash", "throw"]) {
+    test(`a store that dies under a statement (${statement}) answers it as a storage fault, never as the service's own error, and reopens`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "switchyard-crash-"));
+      const crashing = await openPgliteThread(join(dir, "data"), {
+        workerModule: new URL("../support/crashing_store_worker.ts", import.meta.url).href,
+      });
+      try {
+        const error = await crashing.query(statement).catch((e) => e);
+        assert.ok(
+          isStorageFault(error),
+          `a statement whose store died must not answer 500: ${error?.failure?.code} ${error}`,
+        );
+        // The store starts again on its directory and serves statements as before.
+        for (let i = 0; i < 100; i++) {
+          if (await crashing.query("SELECT 1").then(() => true, () => false)) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.deepEqual(await crashing.query("SELECT 1"), []);
+      } finally {
+        await crashing.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   test("a thread that cannot start fails the open instead of hanging it", async () => {
     const missing = new URL("./no_such_worker.ts", import.meta.url).href;
