@@ -86,7 +86,7 @@ export function lostTurns(
     },
     has: (turnId) => waiting.has(turnId),
     async flush() {
-      // An attempt under way took its batch before the turn asked about may have been added.
+      // An attempt under way may have taken its batch before the turn asked about was added.
       while (attempt !== null) await attempt;
       if (waiting.size === 0) return;
       const refused = await tryOnce();

@@ -40,8 +40,8 @@ export const PHASES = [
    * From the last phase to the answer's headers: a turn's answer built (a
    * buffered turn's envelope serialized), the request's log line and metrics;
    * for a request that is no turn, its endpoint's work after authentication
-   * as well. In the header only: a turn's
-   * histogram is observed as the turn ends, before this.
+   * as well. In the header only: a turn's histogram is observed as the turn
+   * ends, before this.
    */
   "answer",
 ] as const;
