@@ -105,7 +105,10 @@ export class ServiceError extends Error {
   }
 }
 
-/** Whether the store refused or did not answer (storage_error): asking it again waits again. */
-export function isStorageFault(error: unknown): boolean {
+/**
+ * Whether the store refused or did not answer, as answered (`storage_error`;
+ * the driver's raw faults are store/storage_fault.ts's): asking it again waits again.
+ */
+export function isStorageError(error: unknown): boolean {
   return error instanceof ServiceError && error.failure.code === "storage_error";
 }

@@ -9,7 +9,7 @@ import type { Deps } from "../deps.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import { turnWriter } from "../store/turn_writer.ts";
 import { type ExecuteClaimer, executeClaimer } from "../store/run_admission.ts";
-import { isStorageFault } from "../core/errors.ts";
+import { isStorageError } from "../core/errors.ts";
 import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
 import type { EngineDeps } from "./turn_context.ts";
 import { createTurnWatcher } from "./turn_watch.ts";
@@ -37,7 +37,7 @@ function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
       try {
         claim = await claims.claim(c);
       } catch (error) {
-        if (isStorageFault(error)) lost.add({ runId: c.runId, turnId: c.turnId });
+        if (isStorageError(error)) lost.add({ runId: c.runId, turnId: c.turnId });
         throw error;
       }
       const holder = claim.kind === "in_flight" ? claim.run?.current_turn : null;

@@ -5,7 +5,7 @@
  * still a plain JSON error. The turn runs to its end whether or not the
  * client stays connected.
  */
-import { type Failure, failure, isStorageFault, ServiceError } from "../core/errors.ts";
+import { type Failure, failure, isStorageError, ServiceError } from "../core/errors.ts";
 import { recoverRun, runMissing, sessionGone } from "../store/runs.ts";
 import { settleCalls } from "../store/budgets.ts";
 import { hasRecords, noRecords } from "../store/turn_writes.ts";
@@ -151,7 +151,7 @@ async function guarded(turn: ClaimedTurn, sink: TurnSink): Promise<TurnResult> {
     });
     const lost = { runId: turn.runId, turnId: turn.turnId };
     const ending = finishTurn({ deps, ...lost, records: live.records }, "error");
-    if (isStorageFault(error)) {
+    if (isStorageError(error)) {
       // The store is away (down, restarting, full): the request is answered now rather
       // than when it is back, the client's next turn is not held up by this one (the
       // instance ends its run as soon as the store takes writes, lost_turns.ts), and the

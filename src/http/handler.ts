@@ -1,4 +1,4 @@
-import { type Failure, failure, isStorageFault, ServiceError } from "../core/errors.ts";
+import { type Failure, failure, isStorageError, ServiceError } from "../core/errors.ts";
 import { isUuid } from "../core/credential_format.ts";
 import {
   authenticate,
@@ -241,7 +241,7 @@ export function createHandler(deps: Deps, routes: readonly Route<Endpoint>[] = R
     } catch (error) {
       if (check.checked && !(error instanceof KeyRefused)) throw error;
       // The store did not answer: reading the key again would wait a second deadline.
-      if (isStorageFault(error)) throw error;
+      if (isStorageError(error)) throw error;
       const confirmed = await confirm();
       if (confirmed instanceof Response) return confirmed;
       throw error instanceof KeyRefused ? invalidApiKey() : error;

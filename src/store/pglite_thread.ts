@@ -152,9 +152,8 @@ function startWorker(workerModule: string, lost: (why: Error) => void): StoreWor
     const pending = waiting.get(reply.id);
     waiting.delete(reply.id);
     if ("error" in reply) {
-      const error = reply.fatal === true
-        ? crashed(rebuiltError(reply.error))
-        : rebuiltError(reply.error);
+      const rebuilt = rebuiltError(reply.error);
+      const error = reply.fatal === true ? crashed(rebuilt) : rebuilt;
       pending?.reject(error);
       if (reply.fatal === true && broken === null) lost(error);
     } else pending?.resolve(reply.json ? parsedJson(reply.rows, reply.json) : reply.rows);

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isStorageFault } from "../../src/core/errors.ts";
+import { isStorageError } from "../../src/core/errors.ts";
 import type { Db } from "../../src/store/db.ts";
 import { checkpointDue } from "../../src/store/pglite_checkpoints.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
@@ -80,7 +80,7 @@ describe("PGlite on its own thread", () => {
       try {
         const error = await crashing.query(statement).catch((e) => e);
         assert.ok(
-          isStorageFault(error),
+          isStorageError(error),
           `a statement whose store died must not answer 500: ${error?.failure?.code} ${error}`,
         );
         // The store starts again on its directory and serves statements as before.

@@ -1,6 +1,6 @@
 /** POST /api/v1/sessions/{id}/execute: start a run (interface.md "POST …/execute"). */
 import { type } from "../ark.ts";
-import { isStorageFault, ServiceError } from "../../core/errors.ts";
+import { isStorageError, ServiceError } from "../../core/errors.ts";
 import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";
 import { ClaimRefused, type TokenCheck } from "../../engine/claim_auth.ts";
@@ -93,7 +93,7 @@ async function executeUnchecked(ctx: RequestContext, check: TokenCheck): Promise
   } catch (error) {
     if (check.checked && !(error instanceof ClaimRefused)) throw error;
     // The store did not answer: authenticating would ask it again and wait a second deadline.
-    if (isStorageFault(error)) throw error;
+    if (isStorageError(error)) throw error;
     const principal = await ctx.confirm!();
     if (principal instanceof Response) return principal;
     const confirmed = { ...ctx, principal };
