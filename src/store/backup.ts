@@ -55,7 +55,7 @@ export async function* dumpStore(
   }
   const tables = await source.query<{ name: string; columns: string[] }>(
     `SELECT c.relname AS name,
-            array_agg(a.attname::text ORDER BY a.attnum) AS columns
+            json_agg(a.attname ORDER BY a.attnum) AS columns
      FROM pg_class c
      JOIN pg_namespace n ON n.oid = c.relnamespace
      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped

@@ -20,7 +20,7 @@
 import postgres from "postgres";
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { RECONNECT_MAX_S, RECONNECT_OPTIONS, sessionSettings } from "./postgres_driver.ts";
+import { CONNECTION_OPTIONS, RECONNECT_MAX_S, sessionSettings } from "./postgres_driver.ts";
 import { watchedSocketOption } from "./postgres_socket.ts";
 import { clientDeadlineMs, withinDeadline } from "./statement_deadline.ts";
 
@@ -67,14 +67,13 @@ export async function holdLivenessLock(
 
   const connect = (): postgres.Sql => {
     const pool: postgres.Sql = postgres(databaseUrl, {
-      ...RECONNECT_OPTIONS,
+      ...CONNECTION_OPTIONS,
       // A connection that can no longer send (postgres_socket.ts) is replaced at once.
       ...watchedSocketOption(() => replace(pool)),
       max: 1,
       // The connection is the lock: never closed for being idle or old (0: no timer).
       idle_timeout: 0,
       max_lifetime: 0,
-      fetch_types: false,
       onnotice: () => {},
       debug: false,
       connection: sessionSettings("switchyard-liveness", timeoutMs),

@@ -75,11 +75,34 @@ async function throughStartUp<T>(
 }
 
 /** Options for every connection to the server (the pool, the liveness lock, the listener). */
-export const RECONNECT_OPTIONS = {
+export const CONNECTION_OPTIONS = {
   connect_timeout: CONNECT_TIMEOUT_S,
   backoff: reconnectDelayS,
+  // Otherwise postgres.js sends a query of its own (the server's array types) as each connection
+  // opens, and nothing awaits it: a pool ended under it (a replaced pool, a closing service)
+  // rejects it unhandled, and an unhandled rejection ends a Deno process. Array parameters are
+  // serialized by `ARRAY_PARAMETERS` instead.
+  fetch_types: false,
 };
 
+/** An array parameter as PostgreSQL's array literal, each element quoted (null as NULL). */
+export function arrayLiteral(values: readonly unknown[]): string {
+  const element = (v: unknown) => v === null ? "NULL" : `"${String(v).replace(/[\\"]/g, "\\$&")}"`;
+  return `{${values.map(element).join(",")}}`;
+}
+
+/**
+ * Serializers for the array types a parameter may have (postgres.js learns
+ * them from the server only with `fetch_types`). Array results are not parsed:
+ * a query that returns a list builds it as json, which both stores parse.
+ */
+const ARRAY_PARAMETERS = Object.fromEntries(
+  Object.entries({ bool: 1000, int4: 1007, text: 1009, varchar: 1015, int8: 1016, uuid: 2951 })
+    .map(([name, oid]) => [
+      `${name}Array`,
+      { to: oid, from: [], serialize: arrayLiteral, parse: (literal: string) => literal },
+    ]),
+);
 /**
  * Session settings sent when a connection opens: the server cancels any
  * statement of ours that runs longer than `statementTimeoutMs` (SQLSTATE
@@ -111,7 +134,7 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
   const open = (): postgres.Sql => {
     const pool: postgres.Sql = postgres(url, {
       max: options.maxConnections,
-      ...RECONNECT_OPTIONS,
+      ...CONNECTION_OPTIONS,
       // A connection that can no longer send (postgres_socket.ts) is reason to replace the pool.
       ...watchedSocketOption(() => replace(pool)),
       idle_timeout: IDLE_TIMEOUT_S,
@@ -122,6 +145,7 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
       // JSON goes in as text (see db.ts), exactly as PGlite takes it; postgres.js
       // would otherwise encode a string parameter a second time.
       types: {
+        ...ARRAY_PARAMETERS,
         jsonText: {
           to: 114,
           from: [114, 3802],

@@ -9,7 +9,7 @@
 import postgres from "postgres";
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";
 import type { Queryable } from "./db.ts";
-import { RECONNECT_OPTIONS, sessionSettings } from "./postgres_driver.ts";
+import { CONNECTION_OPTIONS, sessionSettings } from "./postgres_driver.ts";
 import { clientDeadlineMs, withinDeadline } from "./statement_deadline.ts";
 
 export const SUPERSEDE_CHANNEL = "switchyard_supersede";
@@ -72,7 +72,7 @@ export async function openSupersedeSignals(
   const deadlineMs = clientDeadlineMs(timeoutMs);
   const connect = () =>
     postgres(databaseUrl, {
-      ...RECONNECT_OPTIONS,
+      ...CONNECTION_OPTIONS,
       // One connection sends the probes; postgres.js listens on one of its own.
       max: 1,
       onnotice: () => {},

@@ -6,11 +6,13 @@
  * - `blackHole` keeps accepting and reading but never answers, on the
  *   connections open now and on new ones, as a stalled server or a network
  *   path that drops packets does: nothing ever fails, everything waits.
+ * `sent` is every byte clients sent through it, in order of arrival.
  * `restore` forwards new connections again. Connections stalled by a black hole
  * stay stalled (their bytes are gone, as a middlebox that lost their state
  * would have it): a client must give them up by itself. Built on node:net, so
  * it runs under Deno and Bun.
  */
+import { Buffer } from "node:buffer";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 
@@ -21,6 +23,7 @@ export interface TcpProxy {
   cut(): Promise<void>;
   blackHole(): void;
   restore(): Promise<void>;
+  sent(): Buffer;
   close(): Promise<void>;
 }
 
@@ -32,6 +35,7 @@ export async function startTcpProxy(
   /** How to stall each forwarded connection, while it is open. */
   const stalls = new Set<() => void>();
   let blackHoled = false;
+  const sent: Buffer[] = [];
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -42,6 +46,7 @@ export async function startTcpProxy(
   const newServer = () =>
     createServer((client) => {
       track(client);
+      client.on("data", (chunk: Buffer) => sent.push(chunk));
       if (blackHoled) return swallow(client);
       const upstream = createConnection({ host: targetHost, port: targetPort });
       track(upstream);
@@ -102,6 +107,7 @@ export async function startTcpProxy(
       server = newServer();
       await listen(server, port);
     },
+    sent: () => Buffer.concat(sent),
     close: stop,
   };
 }
