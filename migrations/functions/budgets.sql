@@ -8,7 +8,8 @@
 
 -- Whether a reservation still counts at `now_at`: until its call settles (the
 -- row turns spent) or its instance is proven gone: its liveness lock held by
--- no one (PostgreSQL), or, for an instance without a lock (the embedded
+-- no one (PostgreSQL) once the locks have settled after the server's start
+-- (switchyard_locks_settled), or, for an instance without a lock (the embedded
 -- store), its heartbeat older than three seconds. Never merely because the
 -- instance is slow: a stopped process keeps its connection, so its lock, and
 -- its calls may still end and settle. A reservation whose instance has no row
@@ -22,7 +23,8 @@ BEGIN
   SELECT * INTO i FROM instances WHERE id = l.instance;
   IF FOUND THEN
     IF i.liveness_lock IS NOT NULL THEN
-      RETURN NOT pg_try_advisory_xact_lock_shared(i.liveness_lock);
+      RETURN NOT switchyard_locks_settled(now_at)
+             OR NOT pg_try_advisory_xact_lock_shared(i.liveness_lock);
     END IF;
     RETURN i.heartbeat_at > now_at - interval '3 seconds';
   END IF;

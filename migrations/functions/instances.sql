@@ -11,16 +11,35 @@
 -- CREATE OR REPLACE cannot make (a new return type, a dropped function) goes
 -- with a numbered migration that drops the old one first.
 
+-- Whether a free liveness lock, or a stale heartbeat of an instance that
+-- records one, proves that instance gone at `now_at`. When the server starts,
+-- every lock is free and every heartbeat as old as the outage, though the
+-- instances live: each takes its lock again within the driver's reconnect
+-- wait and beats within a second (store/liveness_lock.ts, instance_life.ts).
+-- For the heartbeat's three seconds after the server's start nothing proves
+-- an instance with a lock gone: its turns are not taken over and its budget
+-- reservations still count. `now_at` is the service's clock, as in every
+-- heartbeat comparison; the start time is the server's.
+CREATE OR REPLACE FUNCTION switchyard_locks_settled(now_at timestamptz) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT now_at >= pg_postmaster_start_time() + interval '3 seconds'
+$$;
+
 -- Whether instance `i` is gone at `now_at`: it stopped beating, or the lock it
--- recorded is held by no one (its process died and its connection closed).
+-- recorded is held by no one (its process died and its connection closed),
+-- once the locks have settled after the server's start.
 -- The lock is tried shared for the rest of the caller's transaction: checks
 -- never wait for each other, and an instance holding its lock is never taken
 -- for gone. No round trip: the claims ask only about a run another turn holds.
 CREATE OR REPLACE FUNCTION switchyard_instance_gone(i instances, now_at timestamptz)
 RETURNS boolean
 LANGUAGE sql VOLATILE AS $$
-  SELECT i.heartbeat_at <= now_at - interval '3 seconds'
-         OR (i.liveness_lock IS NOT NULL AND pg_try_advisory_xact_lock_shared(i.liveness_lock))
+  SELECT CASE
+    WHEN i.liveness_lock IS NULL THEN i.heartbeat_at <= now_at - interval '3 seconds'
+    ELSE switchyard_locks_settled(now_at)
+         AND (i.heartbeat_at <= now_at - interval '3 seconds'
+              OR pg_try_advisory_xact_lock_shared(i.liveness_lock))
+  END
 $$;
 
 -- Whether the running run `r` lost its turn at `now_at`: its lease ran out or

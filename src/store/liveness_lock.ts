@@ -9,13 +9,16 @@
  * a lock (PGlite, an older version) and a host that vanished without closing
  * its connections.
  *
- * The connection can drop while the process lives (a restarted server, a
- * proxy cut): the lock is then free and other instances may take this one's
- * turns over, which the turns' fences make safe (their end writes find the run
- * moved on and persist nothing as current). The lock is taken again as soon
- * as the drop is noticed (at once when the driver reports the close, else at
- * the next check, every second), and tried every tenth of a second until it
- * is held: once the server is back, within the driver's reconnect wait.
+ * The connection can drop while the process lives. After a restarted server
+ * every lock is free until its instance takes it again, and for three seconds
+ * after the server's start a free lock proves nothing
+ * (`switchyard_locks_settled`). After a proxy cut, other instances may take
+ * this one's turns over, which the turns' fences make safe (their end writes
+ * find the run moved on and persist nothing as current). The lock is taken
+ * again as soon as the drop is noticed (at once when the driver reports the
+ * close, else at the next check, every second), and tried every tenth of a
+ * second until it is held: once the server is back, within the driver's
+ * reconnect wait.
  */
 import postgres from "postgres";
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../config.ts";

@@ -104,14 +104,14 @@ if (adminUrl) {
       assert.equal((await findRun(a, taken.run.id))?.claimed_by, "other");
     });
 
-    test("an instance never takes its own live turn for gone: its lock free (the server restarted), its own claim is in flight, another's takes the turn", async () => {
+    test("an instance never takes its own live turn for gone: its lock free (its connection cut), its own claim is in flight, another's takes the turn", async () => {
       const now = new Date();
       const lock = await hold();
       const holder = `i-${uuidv7()}`;
       await joinInstances(a, { instance: holder, now, sole: false, livenessLock: lock.key });
       const sessionId = await newSession(a, now);
       const { run } = claimed(await execute(a, sessionId, now, holder));
-      await lock.close(); // as a restarted server leaves it, until the instance takes it again
+      await lock.close(); // as a cut connection leaves it, until the instance takes it again
       assert.equal(await held(b, lock.key), false);
       // The instance asking is alive: its own turn holds the session.
       assert.equal((await execute(a, sessionId, later(now, 100), holder)).kind, "in_flight");
@@ -119,6 +119,35 @@ if (adminUrl) {
       // Another instance sees a holder without its lock: gone.
       const taken = claimed(await execute(b, sessionId, later(now, 200), "other"));
       assert.equal(taken.superseded?.id, run.id);
+    });
+
+    test("for three seconds after the server's start nothing proves an instance with a lock gone, neither its free lock nor its heartbeat as old as the outage: its turn holds and its reservations count", async () => {
+      const [{ started }] = await a.query<{ started: Date }>(
+        "SELECT pg_postmaster_start_time() AS started",
+      );
+      const at = (ms: number) => later(started, ms);
+      const lock = await hold();
+      const holder = `i-${uuidv7()}`;
+      // Its last beat came before the outage, and its lock is free: as a restarted server leaves
+      // a live instance until it takes its lock again and beats.
+      await beat(a, holder, at(-10_000), lock.key);
+      const sessionId = await newSession(a, at(-10_000));
+      const { run } = claimed(await execute(a, sessionId, at(-10_000), holder));
+      await lock.close();
+      assert.equal(await held(b, lock.key), false);
+      const reservationLive = async (ms: number) =>
+        (await b.query<{ live: boolean }>(
+          `SELECT switchyard_reservation_live(
+                    jsonb_populate_record(NULL::budget_ledger, $1::jsonb), $2) AS live`,
+          [JSON.stringify({ instance: holder, spent: false }), at(ms)],
+        ))[0].live;
+
+      assert.equal((await execute(b, sessionId, at(2_900), "other")).kind, "in_flight");
+      assert.equal(await reservationLive(2_900), true);
+      // Then the locks have settled: a free one proves its instance gone at once. (3,001: the start
+      // time has microseconds, which a Date drops.)
+      assert.equal(await reservationLive(3_001), false);
+      assert.equal(claimed(await execute(b, sessionId, at(3_001), "other")).superseded?.id, run.id);
     });
 
     test("an instance's own turn whose lease ran out is lapsed to it", async () => {
