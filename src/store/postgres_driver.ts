@@ -103,6 +103,7 @@ const ARRAY_PARAMETERS = Object.fromEntries(
       { to: oid, from: [], serialize: arrayLiteral, parse: (literal: string) => literal },
     ]),
 );
+
 /**
  * Session settings sent when a connection opens: the server cancels any
  * statement of ours that runs longer than `statementTimeoutMs` (SQLSTATE

@@ -37,7 +37,7 @@ import {
 import { createScratchDatabase, type ScratchDatabase } from "../support/databases.ts";
 import { createEngineApp, openAiReply, openAiStream, openStream } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { startTcpProxy, type TcpProxy } from "../support/tcp_proxy.ts";
+import { startTcpProxyFor, type TcpProxy } from "../support/tcp_proxy.ts";
 
 /** Short, so the test is; long enough that no healthy statement comes near it on a busy machine. */
 const DEADLINE_MS = 1_000;
@@ -138,8 +138,7 @@ if (adminUrl) {
 
     before(async () => {
       scratch = await createScratchDatabase(adminUrl);
-      const target = new URL(scratch.url);
-      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      proxy = await startTcpProxyFor(scratch.url);
       openai = await startFakeProvider();
       const url = proxy.proxied(scratch.url);
       db = openPostgres(url, { maxConnections: 4, statementTimeoutMs: DEADLINE_MS });

@@ -22,7 +22,7 @@ import {
 import { createScratchDatabase, type ScratchDatabase } from "../support/databases.ts";
 import { createEngineApp, openAiReply, openAiStream, openStream } from "../support/engine_app.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
-import { startTcpProxy, type TcpProxy } from "../support/tcp_proxy.ts";
+import { startTcpProxyFor, type TcpProxy } from "../support/tcp_proxy.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const policy = {
@@ -46,8 +46,7 @@ if (adminUrl) {
 
     before(async () => {
       scratch = await createScratchDatabase(adminUrl);
-      const target = new URL(scratch.url);
-      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      proxy = await startTcpProxyFor(scratch.url);
       openai = await startFakeProvider();
       db = openPostgres(proxy.proxied(scratch.url), { maxConnections: 4 });
       signals = await openSupersedeSignals(proxy.proxied(scratch.url));

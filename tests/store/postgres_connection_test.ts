@@ -15,7 +15,7 @@ import { holdLivenessLock } from "../../src/store/liveness_lock.ts";
 import { arrayLiteral, openPostgres } from "../../src/store/postgres_driver.ts";
 import { openSupersedeSignals } from "../../src/store/supersede_signal.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/databases.ts";
-import { startTcpProxy, type TcpProxy } from "../support/tcp_proxy.ts";
+import { startTcpProxyFor, type TcpProxy } from "../support/tcp_proxy.ts";
 
 /** Text of the query postgres.js sends to learn the array types. */
 const TYPES_QUERY = "pg_catalog.pg_type";
@@ -37,8 +37,7 @@ if (adminUrl) {
     let proxy: TcpProxy;
     before(async () => {
       scratch = await createScratchDatabase(adminUrl);
-      const target = new URL(scratch.url);
-      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      proxy = await startTcpProxyFor(scratch.url);
     });
     after(async () => {
       await proxy?.close();

@@ -111,3 +111,9 @@ export async function startTcpProxy(
     close: stop,
   };
 }
+
+/** A proxy in front of the server a database URL names. */
+export function startTcpProxyFor(url: string): Promise<TcpProxy> {
+  const target = new URL(url);
+  return startTcpProxy(target.hostname, Number(target.port || 5432));
+}
