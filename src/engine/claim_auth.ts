@@ -4,7 +4,7 @@
  * holds and the session is a live plaintext session of the token's user
  * (migrations/functions/claims.sql). Nothing is written otherwise.
  */
-import type { ClaimAuth, ClaimRefusal, ExecuteClaim } from "../store/run_admission.ts";
+import type { ClaimAuth, ClaimRefusal } from "../store/run_admission.ts";
 
 /** The token a turn's claim is to check, and whether it did (set once the claim answered). */
 export interface TokenCheck {
@@ -30,11 +30,11 @@ export function claimAuth(check: TokenCheck | undefined): { auth?: ClaimAuth } {
 }
 
 /** Notes that the claim answered; a refusal is thrown (nothing was written). */
-export function checkedBy<C extends ExecuteClaim>(
+export function checkedBy<C extends { kind: string; reason?: ClaimRefusal }>(
   check: TokenCheck | undefined,
   claim: C,
 ): Exclude<C, { kind: "refused" }> {
   if (check !== undefined) check.checked = true;
-  if (claim.kind === "refused") throw new ClaimRefused(claim.reason);
+  if (claim.kind === "refused") throw new ClaimRefused(claim.reason!);
   return claim as Exclude<C, { kind: "refused" }>;
 }

@@ -16,6 +16,7 @@ import { idleEnvelope } from "../core/turn_envelope.ts";
 import { claimForContinue, supersede } from "../store/run_admission.ts";
 import { findLiveRun, returnToClient, type RunRow, saveRunInput } from "../store/runs.ts";
 import { applyToInput, recordAnswer, type Resume } from "./answer_records.ts";
+import { checkedBy, claimAuth, ClaimRefused } from "./claim_auth.ts";
 import { respondWithTurn } from "./respond.ts";
 import { cancelUnanswered, readRunInput, type RunInput } from "./run_input.ts";
 import { continueSealed, supersedeSealed } from "./sealed_continue.ts";
@@ -105,17 +106,23 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
   call.timing.lap("parse");
   const turnId = deps.newId();
   if (continuation.type === "break" || continuation.type === "inject") {
+    // Its claim, a transaction of several statements, does not check a token: read it first.
+    if (call.auth !== undefined) throw new ClaimRefused("unclaimed");
     return await supersedeRun(call, continuation, turnId);
   }
   const waiting = claimableFrom(continuation.type).find((c) => c.state === "awaiting_client");
-  const claim = await claimForContinue(deps.db, {
-    sessionId: session.id,
-    turnId,
-    instance: deps.instance,
-    now: deps.now(),
-    userId: session.user_id,
-    pauseKinds: waiting?.pause_kinds ?? [],
-  });
+  const claim = checkedBy(
+    call.auth,
+    await claimForContinue(deps.db, {
+      sessionId: session.id,
+      turnId,
+      instance: deps.instance,
+      now: deps.now(),
+      userId: session.user_id,
+      pauseKinds: waiting?.pause_kinds ?? [],
+      ...claimAuth(call.auth),
+    }),
+  );
   call.timing.lap("claim");
   if (claim.kind === "no_active_run") refuse(continuation.type, null);
   if (claim.kind !== "claimed") refuse(continuation.type, claim.run);

@@ -104,7 +104,13 @@ export type ExecuteClaim =
  * secret's, revoked (or its key or user), or expired; or the session is not
  * a live plaintext session of the token's user (`session`).
  */
-export type ClaimRefusal = "invalid_token" | "token_revoked" | "token_expired" | "session";
+export type ClaimRefusal =
+  | "invalid_token"
+  | "token_revoked"
+  | "token_expired"
+  | "session"
+  /** A continue's claim took nothing: its one UPDATE does not tell the token, session or run apart. */
+  | "unclaimed";
 
 /**
  * The bearer token a turn presented, checked by its claim rather than read
@@ -140,6 +146,13 @@ export interface ExecuteClaimRequest extends ClaimRequest {
    */
   auth?: ClaimAuth;
 }
+
+/** `ClaimAuth` as switchyard_token_refusal reads it. */
+const authJson = (a: ClaimAuth) => ({
+  token_id: a.tokenId,
+  secret_hash: a.secretHash,
+  user_id: a.userId,
+});
 
 type RunJson = Omit<RunRow, "claim_expires" | "created_at" | "updated_at"> & {
   claim_expires: string | null;
@@ -183,7 +196,7 @@ function claimRequest(c: ExecuteClaimRequest) {
       recall_limit: RECALL_LIMIT,
     }),
     ...(c.auth === undefined ? {} : {
-      auth: { token_id: c.auth.tokenId, secret_hash: c.auth.secretHash, user_id: c.auth.userId },
+      auth: authJson(c.auth),
     }),
   };
   const answered = (answer: ClaimAnswer | null, budgeted?: readonly string[]): ExecuteClaim => {
@@ -364,7 +377,20 @@ export type ContinueClaim =
   | { kind: "no_active_run" }
   | { kind: "in_flight"; run: RunRow }
   /** The live run awaits something else: `continuation_mismatch`, its checkpoint untouched. */
-  | { kind: "mismatch"; run: RunRow };
+  | { kind: "mismatch"; run: RunRow }
+  /** With `auth`, nothing was claimed, and nothing is told before the request is authenticated. */
+  | { kind: "refused"; reason: "unclaimed" };
+
+/**
+ * The condition a continue with `auth` ($8) adds: the token holds at `$6` and
+ * the session is a live plaintext session of its user, as an execute's claim
+ * checks them (claims.sql). Both are read once, before any row.
+ */
+const CONTINUE_AUTH = `
+       AND switchyard_token_refusal($8::jsonb, $6) IS NULL
+       AND EXISTS (SELECT 1 FROM sessions s
+                   WHERE s.id = $1 AND s.user_id = ($8::jsonb ->> 'user_id')::uuid
+                     AND NOT s.archived AND s.key_id IS NULL)`;
 
 /**
  * Claims the run awaiting the client, in one UPDATE: of N parallel continues
@@ -372,17 +398,20 @@ export type ContinueClaim =
  * continuation against it and, if the data is bad, `returnToClient`. With
  * `pauseKinds` (core/run_admission.ts `claimableFrom`), the pause's `kind` must
  * be one of them. A running run whose claim lapsed is a lost turn:
- * no_active_run (an execute starts over).
+ * no_active_run (an execute starts over). With `auth` the claim is also the
+ * request's authentication (as an execute's is): a claim that takes nothing
+ * is `refused`, and the caller authenticates as any other request does.
  */
 export async function claimForContinue(
   db: Queryable,
-  c: ClaimRequest & { pauseKinds?: readonly string[] },
+  c: ClaimRequest & { pauseKinds?: readonly string[]; auth?: ClaimAuth },
 ): Promise<ContinueClaim> {
+  const authorized = c.auth === undefined ? "" : CONTINUE_AUTH;
   const claimed = await db.query<RunRow & { budgeted: boolean | null }>(
     `UPDATE runs
      SET state = 'running', current_turn = $3, claimed_by = $4, claim_expires = $5, updated_at = $6
      WHERE session_id = $1 AND state = 'awaiting_client'
-       AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))
+       AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))${authorized}
      RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}`,
     [
       c.sessionId,
@@ -392,12 +421,14 @@ export async function claimForContinue(
       leaseUntil(c.now, c.leaseMs),
       c.now,
       c.userId ?? null,
+      ...(c.auth === undefined ? [] : [JSON.stringify(authJson(c.auth))]),
     ],
   );
   if (claimed.length > 0) {
     const { budgeted, ...run } = claimed[0];
     return { kind: "claimed", run, ...(budgeted === null ? {} : { budgeted }) };
   }
+  if (c.auth !== undefined) return { kind: "refused", reason: "unclaimed" };
   // Diagnosis only: the claim above was the atomic part.
   const live = await db.query<RunRow & { lapsed: boolean }>(
     `SELECT ${RUN_COLUMNS}, ${lapsedColumn("$2")} FROM runs

@@ -228,6 +228,96 @@ for (const store of STORES) {
       await refused(mallory.token, alice.sessionId, "session_not_found", { body: { input: 3 } });
     });
 
+    const toolPolicy = { ...policy, tools: { permissions: { file_read: "allow" } } };
+    const cont = (token: string, sessionId: string, body: unknown) =>
+      call(app, "POST", `/api/v1/sessions/${sessionId}/continue`, { token, body, headers: KEY });
+
+    /** A user whose session's run awaits the result of one `read_file` call. */
+    async function awaitingTool() {
+      const user = await userWithSession();
+      openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
+      const look = { input: { text: "look" }, policy: toolPolicy };
+      const r = await execute(user.token, user.sessionId, look);
+      assert.equal(r.body.status, "awaiting_tool");
+      const callId = r.body.data.tool_requests[0].call_id as string;
+      const results = {
+        type: "tool_results",
+        data: { results: [{ call_id: callId, content: "file a", is_error: false }] },
+      };
+      return { ...user, results };
+    }
+
+    /** The session's live run's state, and how many runs, messages and trace events it holds. */
+    async function runState(sessionId: string) {
+      const live = await app.db.query<{ state: string }>(
+        "SELECT state FROM runs WHERE session_id = $1 AND state <> 'idle'",
+        [sessionId],
+      );
+      return { live: live.map((r) => r.state), held: await recorded(app.db, sessionId) };
+    }
+
+    test("a continue with a token the instance knows reads nothing before its claim", async () => {
+      const alice = await awaitingTool();
+      answer();
+      seen.length = 0;
+      const r = await cont(alice.token, alice.sessionId, alice.results);
+      assert.equal(r.status, 200);
+      assert.equal(r.body.status, "completed");
+      assert.match(seen[0], /UPDATE runs[\s\S]*switchyard_token_refusal/, "the claim checks it");
+      const after = seen.slice(1).filter((s) => /FROM (tokens|sessions) /.test(s));
+      assert.deepEqual(after, [], "nor read after it");
+      assert.match(r.headers.get("server-timing") ?? "", /claim;dur=/);
+    });
+
+    test("a continue whose token or session does not hold is refused, its run untouched", async () => {
+      const alice = await awaitingTool();
+      const mallory = await userWithSession();
+      const before = await runState(alice.sessionId);
+      assert.deepEqual(before.live, ["awaiting_client"]);
+      const refusedContinue = async (
+        token: string,
+        code: string,
+        body: unknown = alice.results,
+      ) => {
+        seen.length = 0;
+        const r = await cont(token, alice.sessionId, body);
+        assert.equal(r.status, code === "session_not_found" ? 404 : 401, JSON.stringify(r.body));
+        assert.equal(r.body.error.code, code);
+        assert.deepEqual(await runState(alice.sessionId), before, "nothing changed");
+        return [...seen];
+      };
+      // Another user's token: the claim takes nothing, and the request is then read as any other.
+      const statements = await refusedContinue(mallory.token, "session_not_found");
+      assert.match(statements[0], /UPDATE runs[\s\S]*switchyard_token_refusal/);
+      // A bad body on someone else's session is still that session's 404.
+      await refusedContinue(mallory.token, "session_not_found", { type: "nonsense" });
+      const wrong = `${alice.token.slice(0, -1)}${alice.token.endsWith("a") ? "b" : "a"}`;
+      await refusedContinue(wrong, "invalid_token");
+      app.clock.advance(app.config.auth.tokenTtlSeconds * 1000);
+      await refusedContinue(alice.token, "token_expired");
+      app.clock.advance(-app.config.auth.tokenTtlSeconds * 1000);
+      // What the run refuses is told once the token holds.
+      const mismatch = await cont(alice.token, alice.sessionId, {
+        type: "approval_decisions",
+        data: { decisions: [{ approval_id: "x", decision: "approved" }] },
+      });
+      assert.equal(mismatch.body.error.code, "continuation_mismatch");
+      assert.deepEqual(await runState(alice.sessionId), before);
+      const out = await call(app, "POST", "/api/v1/auth/sign-out", { token: alice.token });
+      assert.equal(out.status, 200);
+      await refusedContinue(alice.token, "token_revoked");
+    });
+
+    test("a break with a token the instance knows is read first, then supersedes", async () => {
+      const alice = await awaitingTool();
+      const r = await cont(alice.token, alice.sessionId, { type: "break" });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.status, "idle");
+      assert.deepEqual((await runState(alice.sessionId)).live, []);
+      const again = await cont(alice.token, alice.sessionId, { type: "break" });
+      assert.equal(again.body.error.code, "no_active_run");
+    });
+
     /** A compatible turn (Chat Completions, the stored default policy) sent with `apiKey`. */
     const compat = (apiKey: string, text = "hello") =>
       call(app, "POST", "/v1/chat/completions", {

@@ -1,9 +1,9 @@
 /** POST /api/v1/sessions/{id}/execute: start a run (interface.md "POST …/execute"). */
 import { type } from "../ark.ts";
-import { isStorageError, ServiceError } from "../../core/errors.ts";
+import { ServiceError } from "../../core/errors.ts";
 import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
 import { engineDeps } from "../../engine/engine_deps.ts";
-import { ClaimRefused, type TokenCheck } from "../../engine/claim_auth.ts";
+import type { TokenCheck } from "../../engine/claim_auth.ts";
 import { startRun } from "../../engine/start_run.ts";
 import type { TurnSession } from "../../engine/turn_context.ts";
 import type { TurnRequest } from "../../core/turn_request_types.ts";
@@ -12,8 +12,7 @@ import { readJsonObject } from "../body.ts";
 import type { Endpoint, RequestContext } from "../context.ts";
 import { Envelope } from "../continue_request.ts";
 import { parseTurnRequest } from "../turn_request.ts";
-import { acceptTurns } from "../shutdown_gate.ts";
-import { liveSession, sessionIdParam } from "./sessions.ts";
+import { sessionTurn } from "./unchecked_turn.ts";
 
 /**
  * `input.ciphertext`, the sealed prompt of an encrypted session (decisions.md
@@ -73,46 +72,8 @@ function execute(
   );
 }
 
-/**
- * A turn whose token was not read: its claim checks the token and the
- * session together. Whatever fails before the claim, and a claim that
- * refuses, is answered as if the request had been authenticated first: the
- * token's failure, then (past the drain gate) the session's, then its own;
- * a refused claim whose token and session hold after all (an encrypted
- * session) goes on as any turn does.
- */
-async function executeUnchecked(ctx: RequestContext, check: TokenCheck): Promise<Response> {
-  let gated = false;
-  let body: ExecuteBody | undefined;
-  try {
-    acceptTurns(ctx.deps);
-    gated = true;
-    body = await readExecuteBody(ctx);
-    const session = { id: sessionIdParam(ctx), user_id: check.token.userId, key_id: null };
-    return await execute(ctx, session, body, check);
-  } catch (error) {
-    if (check.checked && !(error instanceof ClaimRefused)) throw error;
-    // The store did not answer: authenticating would ask it again and wait a second deadline.
-    if (isStorageError(error)) throw error;
-    const principal = await ctx.confirm!();
-    if (principal instanceof Response) return principal;
-    const confirmed = { ...ctx, principal };
-    if (!gated) throw error;
-    const session = await liveSession(confirmed);
-    if (!(error instanceof ClaimRefused) || body === undefined) throw error;
-    return await execute(confirmed, session, body);
-  }
-}
-
 export const executeEndpoint: Endpoint = {
   auth: "bearer",
   claimChecksToken: true,
-  async handle(ctx) {
-    if (ctx.principal.unchecked !== undefined) {
-      return await executeUnchecked(ctx, ctx.principal.unchecked);
-    }
-    acceptTurns(ctx.deps);
-    const session = await liveSession(ctx);
-    return await execute(ctx, session, await readExecuteBody(ctx));
-  },
+  handle: (ctx) => sessionTurn(ctx, readExecuteBody, execute),
 };
