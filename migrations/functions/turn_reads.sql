@@ -33,7 +33,9 @@ $$;
 -- the instance holds. A message that is not there (another database, a
 -- session deleted) gets the whole history, as does `after_seq` 0.
 -- { after, rows }: `after` the seq the rows follow (`after_seq`, or 0 when the
--- named message is not there); rows as [seq, role, content, constrained, id].
+-- named message is not there); rows as [seq, role, content, constrained, id,
+-- run_id] (a continued turn leaves its own run's messages out of what it
+-- holds: they are in its run input).
 CREATE OR REPLACE FUNCTION switchyard_history(of_session uuid, leave_out uuid, after_seq integer,
                                    after_id uuid) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
@@ -46,7 +48,8 @@ BEGIN
     after := after_seq;
   END IF;
   RETURN json_build_object('after', after, 'rows', (
-    SELECT coalesce(json_agg(json_build_array(m.seq, m.role, m.content, m.constrained, m.id)
+    SELECT coalesce(json_agg(json_build_array(m.seq, m.role, m.content, m.constrained, m.id,
+                                              m.run_id)
                              ORDER BY m.seq), '[]'::json)
     FROM messages m
     WHERE m.session_id = of_session AND m.seq > after

@@ -23,7 +23,7 @@ import { continueSealed, supersedeSealed } from "./sealed_continue.ts";
 import { cancelPendingCalls, type TurnCall, turnContextFor } from "./start_run.ts";
 import type { TurnContext, TurnResult } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
-import { finishTurn, persistMessage } from "./turn_records.ts";
+import { finishTurn, persistMessage, readingFrom } from "./turn_records.ts";
 
 export { PLAN_APPROVED } from "./plan_text.ts";
 
@@ -120,6 +120,10 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
       now: deps.now(),
       userId: session.user_id,
       pauseKinds: waiting?.pause_kinds ?? [],
+      // A plaintext run's claim reads its history and memory too (its first model call reads none).
+      ...(session.key_id === null
+        ? { read: { userId: session.user_id, cache: deps.historyCache } }
+        : {}),
       ...claimAuth(call.auth),
     }),
   );
@@ -144,6 +148,7 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
   }
   const input = readRunInput(run.run_input);
   const base = await turnContextFor(call, { runId: run.id, turnId, input, seal: null });
+  const reading = readingFrom(base, claim.reading);
   const next: Resume = await recordAnswer(base, answer);
   applyToInput(input, answer);
   return await respondWithTurn({
@@ -156,7 +161,12 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
     surface: call.surface,
     timing: call.timing,
     async run(live) {
-      const t: TurnContext = { ...base, ...live, budgeted: claim.budgeted };
+      const t: TurnContext = {
+        ...base,
+        ...live,
+        ...(reading === undefined ? {} : { reading }),
+        budgeted: claim.budgeted,
+      };
       return next === "idle" ? await idleTurn(t) : await runTurns(t);
     },
   });

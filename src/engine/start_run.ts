@@ -22,7 +22,7 @@ import { encryptStep, sealedHistory } from "./sealed_steps.ts";
 import { traceEvent, type TraceScope } from "./trace_records.ts";
 import type { EngineDeps, TurnBase, TurnContext, TurnSession } from "./turn_context.ts";
 import { runTurns } from "./turn_loop.ts";
-import { historyFrom, memoryFrom, persistMessage } from "./turn_records.ts";
+import { persistMessage, readingFrom } from "./turn_records.ts";
 import { noRecords } from "../store/turn_writes.ts";
 import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
@@ -135,10 +135,7 @@ export async function startRun(
   }
   deps.telemetry.runClaimed("execute", claim.superseded !== null);
   if (seal !== null) await cancelPendingCalls(deps, scope, claim.superseded, seal);
-  const reading = claim.reading === undefined ? undefined : {
-    history: historyFrom(base, claim.reading.history),
-    memory: memoryFrom(base, claim.reading.memory),
-  };
+  const reading = readingFrom(base, claim.reading);
   return await respondWithTurn({
     deps,
     sessionId: call.session.id,

@@ -12,12 +12,13 @@ import { type TurnUsage, turnUsage } from "../core/turn_envelope.ts";
 import type { TokenUsage } from "../providers/types.ts";
 import { type MemoryRow, recallMemories } from "../store/memories.ts";
 import { appendMessage, listHistory, type StoredMessage } from "../store/messages.ts";
+import type { TurnReading } from "../store/run_admission.ts";
 import type { NewTraceEvent } from "../store/traces.ts";
 import { noRecords, type TurnRecords } from "../store/turn_writes.ts";
 import { appendUsageEvent } from "../store/usage.ts";
 import { recordTrace, type SealScope } from "./seal_scope.ts";
 import { costEvent, decisionScope, messageEvent, type TraceScope } from "./trace_records.ts";
-import type { TurnContext } from "./turn_context.ts";
+import type { TurnBase, TurnContext } from "./turn_context.ts";
 
 /**
  * What the writes of a request need of its turn. With `records` (a claimed
@@ -105,6 +106,16 @@ export async function loadMemory(
 ): Promise<MemoryEntry[]> {
   const { user, session } = await recallMemories(t.deps.db, t.session.user_id, t.session.id);
   return memoryFrom(t, [...user, ...session]);
+}
+
+/** What a claim read for its turn (TurnBase.reading), opened as the first model call weighs it. */
+export function readingFrom(
+  t: HistoryScope,
+  read: TurnReading | undefined,
+): TurnBase["reading"] {
+  return read === undefined
+    ? undefined
+    : { history: historyFrom(t, read.history), memory: memoryFrom(t, read.memory) };
 }
 
 export async function persistMessage(

@@ -53,9 +53,9 @@ export class HistoryCache {
   ): readonly HistoryItem[] {
     const found = read.after > 0 && read.after === mark.seq;
     const base = found ? mark : NOTHING_HELD;
-    const fresh = read.rows.map(([seq, role, content, constrained]): HistoryItem => ({
+    const fresh = read.rows.map(([seq, role, content, constrained, _, runId]): HistoryItem => ({
       seq,
-      run_id: null,
+      run_id: runId,
       role,
       content,
       constrained,

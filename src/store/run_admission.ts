@@ -39,10 +39,10 @@ export interface ClaimRequest {
   userId?: string;
 }
 
-/** A message of a turn's history (of the earlier runs: `run_id` is left null). */
+/** A message of a turn's history (`run_id`: null where the read did not say). */
 export interface HistoryItem {
   seq: number;
-  run_id: null;
+  run_id: string | null;
   role: string;
   content: Record<string, unknown>;
   constrained: boolean;
@@ -58,10 +58,10 @@ export interface TurnReading {
   memory: { id: string; session_id: string | null; key: string; value: Record<string, unknown> }[];
 }
 
-/** `switchyard_history`'s answer: [seq, role, content, constrained, id] of each message after `after`. */
+/** `switchyard_history`'s answer: [seq, role, content, constrained, id, run_id] of each message after `after`. */
 export interface HistoryRead {
   after: number;
-  rows: [number, string, Record<string, unknown>, boolean, string][];
+  rows: [number, string, Record<string, unknown>, boolean, string, string | null][];
 }
 
 /** The reading of session `session` (every message), in one statement. */
@@ -372,8 +372,11 @@ export function executeClaimer(db: Queryable): ExecuteClaimer {
 }
 
 export type ContinueClaim =
-  /** `budgeted`: whether the user has a budget, present when `userId` was given. */
-  | { kind: "claimed"; run: RunRow; budgeted?: boolean }
+  /**
+   * `budgeted`: whether the user has a budget, present when `userId` was given;
+   * `reading`: the session's history and recalled memory, when `read` was given.
+   */
+  | { kind: "claimed"; run: RunRow; budgeted?: boolean; reading?: TurnReading }
   | { kind: "no_active_run" }
   | { kind: "in_flight"; run: RunRow }
   /** The live run awaits something else: `continuation_mismatch`, its checkpoint untouched. */
@@ -382,14 +385,14 @@ export type ContinueClaim =
   | { kind: "refused"; reason: "unclaimed" };
 
 /**
- * The condition a continue with `auth` ($8) adds: the token holds at `$6` and
- * the session is a live plaintext session of its user, as an execute's claim
- * checks them (claims.sql). Both are read once, before any row.
+ * The condition a continue with `auth` (the parameter `p`) adds: the token
+ * holds at `$6` and the session is a live plaintext session of its user, as
+ * an execute's claim checks them (claims.sql). Both are read once, before any row.
  */
-const CONTINUE_AUTH = `
-       AND switchyard_token_refusal($8::jsonb, $6) IS NULL
+const continueAuth = (p: string) => `
+       AND switchyard_token_refusal(${p}::jsonb, $6) IS NULL
        AND EXISTS (SELECT 1 FROM sessions s
-                   WHERE s.id = $1 AND s.user_id = ($8::jsonb ->> 'user_id')::uuid
+                   WHERE s.id = $1 AND s.user_id = (${p}::jsonb ->> 'user_id')::uuid
                      AND NOT s.archived AND s.key_id IS NULL)`;
 
 /**
@@ -404,29 +407,50 @@ const CONTINUE_AUTH = `
  */
 export async function claimForContinue(
   db: Queryable,
-  c: ClaimRequest & { pauseKinds?: readonly string[]; auth?: ClaimAuth },
+  c: ClaimRequest & {
+    pauseKinds?: readonly string[];
+    auth?: ClaimAuth;
+    /** As an execute's claim reads them (`ExecuteClaimRequest.read`): a plaintext session only. */
+    read?: { userId: string; cache: HistoryCache };
+  },
 ): Promise<ContinueClaim> {
-  const authorized = c.auth === undefined ? "" : CONTINUE_AUTH;
-  const claimed = await db.query<RunRow & { budgeted: boolean | null }>(
+  const params: unknown[] = [
+    c.sessionId,
+    c.pauseKinds === undefined ? null : JSON.stringify(c.pauseKinds),
+    c.turnId,
+    c.instance,
+    leaseUntil(c.now, c.leaseMs),
+    c.now,
+    c.userId ?? null,
+  ];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const authorized = c.auth === undefined
+    ? ""
+    : continueAuth(param(JSON.stringify(authJson(c.auth))));
+  const read = c.read && { ...c.read, mark: c.read.cache.mark(c.sessionId) };
+  const reading = read === undefined ? "" : `,
+       switchyard_history($1, NULL, ${param(read.mark.seq)}, ${param(read.mark.id)}) AS history,
+       switchyard_recall(${param(read.userId)}, $1, ${param(RECALL_LIMIT)}) AS memory`;
+  const claimed = await db.query<
+    RunRow & { budgeted: boolean | null; history?: HistoryRead; memory?: TurnReading["memory"] }
+  >(
     `UPDATE runs
      SET state = 'running', current_turn = $3, claimed_by = $4, claim_expires = $5, updated_at = $6
      WHERE session_id = $1 AND state = 'awaiting_client'
        AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))${authorized}
-     RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}`,
-    [
-      c.sessionId,
-      c.pauseKinds === undefined ? null : JSON.stringify(c.pauseKinds),
-      c.turnId,
-      c.instance,
-      leaseUntil(c.now, c.leaseMs),
-      c.now,
-      c.userId ?? null,
-      ...(c.auth === undefined ? [] : [JSON.stringify(authJson(c.auth))]),
-    ],
+     RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}${reading}`,
+    params,
   );
   if (claimed.length > 0) {
-    const { budgeted, ...run } = claimed[0];
-    return { kind: "claimed", run, ...(budgeted === null ? {} : { budgeted }) };
+    const { budgeted, history, memory, ...run } = claimed[0];
+    return {
+      kind: "claimed",
+      run,
+      ...(budgeted === null ? {} : { budgeted }),
+      ...(read === undefined || history === undefined || memory === undefined ? {} : {
+        reading: { history: read.cache.history(c.sessionId, read.mark, history, true), memory },
+      }),
+    };
   }
   if (c.auth !== undefined) return { kind: "refused", reason: "unclaimed" };
   // Diagnosis only: the claim above was the atomic part.

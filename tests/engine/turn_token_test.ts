@@ -269,6 +269,37 @@ for (const store of STORES) {
       assert.match(r.headers.get("server-timing") ?? "", /claim;dur=/);
     });
 
+    test("a continued turn's claim reads history and memory, its own run's messages once", async () => {
+      const alice = await userWithSession();
+      openai.enqueue(openAiReply({ text: "first answer" }));
+      await execute(alice.token, alice.sessionId, turn("first question zeta"));
+      openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
+      const look = { input: { text: "look around omega" }, policy: toolPolicy };
+      const paused = await execute(alice.token, alice.sessionId, look);
+      const callId = paused.body.data.tool_requests[0].call_id;
+      // A preview reads the paused run's prompt into what this instance holds of the session.
+      const preview = await call(app, "POST", `/api/v1/sessions/${alice.sessionId}/preview`, {
+        token: alice.token,
+        body: look,
+        headers: KEY,
+      });
+      assert.equal(preview.status, 200);
+      answer();
+      seen.length = 0;
+      const r = await cont(alice.token, alice.sessionId, {
+        type: "tool_results",
+        data: { results: [{ call_id: callId, content: "file a", is_error: false }] },
+      });
+      assert.equal(r.body.status, "completed");
+      assert.deepEqual(seen.filter((s) => /FROM (messages|memories) /.test(s)), [], "no read");
+      const sent = JSON.stringify(openai.requests.at(-1)!.json);
+      const times = (text: string) => sent.split(text).length - 1;
+      assert.deepEqual(
+        ["first question zeta", "first answer", "look around omega", "file a"].map(times),
+        [1, 1, 1, 1],
+      );
+    });
+
     test("a continue whose token or session does not hold is refused, its run untouched", async () => {
       const alice = await awaitingTool();
       const mallory = await userWithSession();

@@ -3,11 +3,15 @@ import { describe, test } from "node:test";
 import { HistoryCache } from "../../src/store/history_cache.ts";
 import type { HistoryRead } from "../../src/store/run_admission.ts";
 
-/** `switchyard_history`'s answer: messages `from`…`to` after `after`, each text `text`. */
+/**
+ * `switchyard_history`'s answer: messages `from`…`to` after `after`, each text
+ * `text`, a prompt and its reply to each run.
+ */
 function read(after: number, from: number, to: number, text = "x"): HistoryRead {
   const rows: HistoryRead["rows"] = [];
   for (let seq = from; seq <= to; seq++) {
-    rows.push([seq, seq % 2 === 1 ? "user" : "assistant", { plaintext: text }, false, `id-${seq}`]);
+    const role = seq % 2 === 1 ? "user" : "assistant";
+    rows.push([seq, role, { plaintext: text }, false, `id-${seq}`, `run-${(seq + 1) >> 1}`]);
   }
   return { after, rows };
 }
@@ -26,7 +30,7 @@ describe("history cache", () => {
     assert.deepEqual(seqs(whole), [1, 2, 3, 4, 5]);
     assert.deepEqual(whole[3], {
       seq: 4,
-      run_id: null,
+      run_id: "run-2",
       role: "assistant",
       content: { plaintext: "x" },
       constrained: false,
