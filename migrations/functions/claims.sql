@@ -121,7 +121,10 @@ BEGIN
     IF live.state = 'running' THEN
       PERFORM switchyard_trace_lost_turn(live, now_at);
     END IF;
-    IF c ? 'cancelled_call' AND live.pause ->> 'kind' = 'tool' THEN
+    -- Only a run awaiting the client has calls pending: a running one was
+    -- continued, its pause (kept for the continuation's check) already answered.
+    IF c ? 'cancelled_call' AND live.state = 'awaiting_client'
+       AND live.pause ->> 'kind' = 'tool' THEN
       SELECT coalesce(jsonb_agg(jsonb_set(c -> 'cancelled_call', '{payload,plaintext}',
                                           (c -> 'cancelled_call' -> 'payload' -> 'plaintext')
                                           || jsonb_build_object('call_id', p ->> 'call_id',

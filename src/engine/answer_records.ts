@@ -13,16 +13,19 @@ import { recordApproval } from "../store/approvals.ts";
 import type { NewTraceEvent } from "../store/traces.ts";
 import { PLAN_APPROVED } from "./plan_text.ts";
 import type { RunInput } from "./run_input.ts";
-import { recordTrace } from "./seal_scope.ts";
 import type { Addition } from "./sealed_run.ts";
 import { traceEvent, type TraceScope } from "./trace_records.ts";
-import type { TurnScope } from "./turn_records.ts";
+import { noteTrace, type TurnScope } from "./turn_records.ts";
 
 export type Resume = "loop" | "idle";
 
 type Answer = Extract<CheckedContinuation, { type: "tool_results" | "approval_decisions" }>;
 
-/** Records the answer's approvals (session approvals and trace events) and tool call outcomes. */
+/**
+ * Records the answer's approvals (session approvals at once, their trace
+ * events) and tool call outcomes; the trace events go with the turn's other
+ * records where it gathers them (noteTrace).
+ */
 export async function recordAnswer(t: TurnScope, checked: Answer): Promise<Resume> {
   const { deps } = t;
   const scope: TraceScope = { sessionId: t.session.id, traceId: t.turnId, now: deps.now() };
@@ -61,7 +64,7 @@ export async function recordAnswer(t: TurnScope, checked: Answer): Promise<Resum
       await approve(target.target_type, target.target_id, d.decision, d.reason);
     }
   }
-  await recordTrace(deps.db, t.seal, events);
+  await noteTrace(t, events);
   return checked.type === "approval_decisions" && checked.outcome === "idle" ? "idle" : "loop";
 }
 

@@ -15,7 +15,7 @@ import { IDLE_RUN, type Pause, type RunSnapshot } from "../core/run_state.ts";
 import { idleEnvelope } from "../core/turn_envelope.ts";
 import { claimForContinue, supersede } from "../store/run_admission.ts";
 import { findLiveRun, returnToClient, type RunRow, saveRunInput } from "../store/runs.ts";
-import { applyToInput, recordAnswer, type Resume } from "./answer_records.ts";
+import { applyToInput, recordAnswer } from "./answer_records.ts";
 import { checkedBy, claimAuth, ClaimRefused } from "./claim_auth.ts";
 import { respondWithTurn } from "./respond.ts";
 import { cancelUnanswered, readRunInput, type RunInput } from "./run_input.ts";
@@ -149,7 +149,6 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
   const input = readRunInput(run.run_input);
   const base = await turnContextFor(call, { runId: run.id, turnId, input, seal: null });
   const reading = readingFrom(base, claim.reading);
-  const next: Resume = await recordAnswer(base, answer);
   applyToInput(input, answer);
   return await respondWithTurn({
     deps,
@@ -167,6 +166,8 @@ export async function continueRun(call: TurnCall, continuation: Continuation): P
         ...(reading === undefined ? {} : { reading }),
         budgeted: claim.budgeted,
       };
+      // The answer's trace events go in with the turn's write (or, cut, on its way out).
+      const next = await recordAnswer(t, answer);
       return next === "idle" ? await idleTurn(t) : await runTurns(t);
     },
   });

@@ -51,7 +51,9 @@ export async function cancelPendingCalls(
   previous: RunRow | null,
   seal: SealScope | null,
 ): Promise<void> {
-  const pause = previous?.pause as Pause | null | undefined;
+  // A running run was continued: its pause, kept for the continuation's check, was answered.
+  if (previous?.state !== "awaiting_client") return;
+  const pause = previous.pause as Pause | null;
   if (pause?.kind !== "tool") return;
   await recordTrace(
     deps.db,

@@ -86,6 +86,40 @@ describe("supersede on one instance", () => {
     assert.notEqual(history[1].content.plaintext, "one two three four five six ");
   });
 
+  test("a continued turn broken mid-stream keeps the tool results' trace events", async () => {
+    const id = await newSession(app, alice);
+    openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
+    const paused = await call(app, "POST", `/api/v1/sessions/${id}/execute`, {
+      token: alice.token,
+      body: { input: { text: "look" }, policy },
+      headers: KEY,
+    });
+    assert.equal(paused.body.status, "awaiting_tool");
+    const callId = paused.body.data.tool_requests[0].call_id;
+    openai.enqueue(openAiStream(["one ", "two ", "three ", "four "], 400));
+    const stream = await openStream(app, `/api/v1/sessions/${id}/continue`, alice.token, {
+      type: "tool_results",
+      data: { results: [{ call_id: callId, content: "file a", is_error: false }] },
+    });
+    await stream.until("text_delta");
+    const broke = await call(app, "POST", `/api/v1/sessions/${id}/continue`, {
+      token: alice.token,
+      body: { type: "break" },
+    });
+    assert.equal(broke.body.status, "idle");
+    assert.equal((await stream.until("turn_end")).at(-1)!.status, "idle");
+    const statuses = async () => {
+      const trace = await call(app, "GET", `/api/v1/sessions/${id}/traces?limit=500`, {
+        token: alice.token,
+      });
+      return trace.body.trace.events
+        .filter((e: { event_type: string }) => e.event_type === "tool_call")
+        .map((e: { payload: { plaintext: { status: string } } }) => e.payload.plaintext.status);
+    };
+    await waitFor(async () => (await statuses()).length === 2);
+    assert.deepEqual(await statuses(), ["requested", "completed"]);
+  });
+
   test("a client that disconnects does not stop the turn: it completes and is persisted", async () => {
     const id = await newSession(app, alice);
     openai.enqueue(openAiStream(["slow ", "but ", "sure"], 150));
