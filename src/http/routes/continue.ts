@@ -2,12 +2,10 @@
 import type { Continuation } from "../../core/continuation.ts";
 import { ServiceError } from "../../core/errors.ts";
 import { continueRun } from "../../engine/continue_run.ts";
-import { engineDeps } from "../../engine/engine_deps.ts";
-import { NATIVE_SURFACE, wantsStream } from "../native_surface.ts";
 import { readJsonObject } from "../body.ts";
 import { parseContinueRequest } from "../continue_request.ts";
 import type { Endpoint, RequestContext } from "../context.ts";
-import { sessionTurn, type Turn } from "./unchecked_turn.ts";
+import { nativeCall, sessionTurn, type Turn } from "./session_turn.ts";
 
 async function readContinuation(ctx: RequestContext): Promise<Continuation> {
   const body = await readJsonObject(ctx.request, ctx.deps.config.limits.maxRequestBodyBytes);
@@ -17,15 +15,7 @@ async function readContinuation(ctx: RequestContext): Promise<Continuation> {
 }
 
 const advance: Turn<Continuation> = (ctx, session, continuation, auth) =>
-  continueRun({
-    deps: engineDeps(ctx.deps),
-    session,
-    headers: ctx.request.headers,
-    stream: wantsStream(ctx.request.headers),
-    surface: NATIVE_SURFACE,
-    timing: ctx.timing,
-    ...(auth === undefined ? {} : { auth }),
-  }, continuation);
+  continueRun(nativeCall(ctx, session, auth), continuation);
 
 export const continueEndpoint: Endpoint = {
   auth: "bearer",

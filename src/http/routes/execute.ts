@@ -2,17 +2,13 @@
 import { type } from "../ark.ts";
 import { ServiceError } from "../../core/errors.ts";
 import type { Envelope as SealedEnvelope } from "../../core/sealed_envelope.ts";
-import { engineDeps } from "../../engine/engine_deps.ts";
-import type { TokenCheck } from "../../engine/claim_auth.ts";
 import { startRun } from "../../engine/start_run.ts";
-import type { TurnSession } from "../../engine/turn_context.ts";
 import type { TurnRequest } from "../../core/turn_request_types.ts";
-import { NATIVE_SURFACE, wantsStream } from "../native_surface.ts";
 import { readJsonObject } from "../body.ts";
 import type { Endpoint, RequestContext } from "../context.ts";
 import { Envelope } from "../continue_request.ts";
 import { parseTurnRequest } from "../turn_request.ts";
-import { sessionTurn } from "./unchecked_turn.ts";
+import { nativeCall, sessionTurn, type Turn } from "./session_turn.ts";
 
 /**
  * `input.ciphertext`, the sealed prompt of an encrypted session (decisions.md
@@ -51,26 +47,8 @@ async function readExecuteBody(ctx: RequestContext): Promise<ExecuteBody> {
   return { request: request.value, ciphertext: sealedPrompt(sealed) };
 }
 
-function execute(
-  ctx: RequestContext,
-  session: TurnSession,
-  body: ExecuteBody,
-  auth?: TokenCheck,
-): Promise<Response> {
-  return startRun(
-    {
-      deps: engineDeps(ctx.deps),
-      session,
-      headers: ctx.request.headers,
-      stream: wantsStream(ctx.request.headers),
-      surface: NATIVE_SURFACE,
-      timing: ctx.timing,
-      ...(auth === undefined ? {} : { auth }),
-    },
-    body.request,
-    body.ciphertext,
-  );
-}
+const execute: Turn<ExecuteBody> = (ctx, session, body, auth) =>
+  startRun(nativeCall(ctx, session, auth), body.request, body.ciphertext);
 
 export const executeEndpoint: Endpoint = {
   auth: "bearer",

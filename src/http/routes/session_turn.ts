@@ -1,6 +1,7 @@
 /**
- * A turn whose token was not read (`claimChecksToken`): its claim checks the
- * token and the session together (engine/claim_auth.ts). Whatever fails
+ * A native turn on a session (execute, continue). When the instance knows
+ * the bearer token (`claimChecksToken`), the token is not read first: the
+ * turn's claim checks it and the session together (engine/claim_auth.ts). Whatever fails
  * before the claim, and a claim that refuses, is answered as if the request
  * had been authenticated first: the token's failure, then (past the drain
  * gate) the session's, then its own; a refused claim whose token and session
@@ -9,8 +10,11 @@
  */
 import { isStorageError } from "../../core/errors.ts";
 import { ClaimRefused, type TokenCheck } from "../../engine/claim_auth.ts";
+import { engineDeps } from "../../engine/engine_deps.ts";
+import type { TurnCall } from "../../engine/start_run.ts";
 import type { TurnSession } from "../../engine/turn_context.ts";
 import type { RequestContext } from "../context.ts";
+import { NATIVE_SURFACE, wantsStream } from "../native_surface.ts";
 import { acceptTurns } from "../shutdown_gate.ts";
 import { liveSession, sessionIdParam } from "./sessions.ts";
 
@@ -21,6 +25,19 @@ export type Turn<B> = (
   body: B,
   auth?: TokenCheck,
 ) => Promise<Response>;
+
+/** The engine's call for a native turn of this request. */
+export function nativeCall(ctx: RequestContext, session: TurnSession, auth?: TokenCheck): TurnCall {
+  return {
+    deps: engineDeps(ctx.deps),
+    session,
+    headers: ctx.request.headers,
+    stream: wantsStream(ctx.request.headers),
+    surface: NATIVE_SURFACE,
+    timing: ctx.timing,
+    ...(auth === undefined ? {} : { auth }),
+  };
+}
 
 /** An endpoint's turn, its token authenticated first or (when this instance knows it) by its claim. */
 export async function sessionTurn<B>(
