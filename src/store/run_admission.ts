@@ -230,19 +230,24 @@ interface Answered {
 }
 
 /**
- * On PostgreSQL the claim's transaction commits without waiting for its WAL
- * to reach the disk: the turn's end is written later with a synced commit,
- * whose flush covers the claim before anything is acknowledged, and a claim
- * lost in a crash of the server belonged to a turn never answered. Every
- * other write keeps its synced commit. The embedded store runs in the
- * service's process: WAL it has not flushed dies with a killed process, so
- * there the claim stays synced.
+ * On PostgreSQL a claim's transaction (an execute's or a continue's) commits
+ * without waiting for its WAL to reach the disk: the turn's end is written
+ * later with a synced commit, whose flush covers the claim before anything is
+ * acknowledged, and a claim lost in a crash of the server belonged to a turn
+ * never answered. Every other write keeps its synced commit. The embedded
+ * store runs in the service's process: WAL it has not flushed dies with a
+ * killed process, so there the claim stays synced. The expression to put in
+ * the claim's statement, or null.
  */
+function asyncCommit(db: Queryable): string | null {
+  return (db as { driver?: string }).driver === "postgres"
+    ? "set_config('synchronous_commit', 'off', true)"
+    : null;
+}
+
 function claimStatement(db: Queryable, call: string): string {
-  const asyncCommit = (db as { driver?: string }).driver === "postgres"
-    ? "set_config('synchronous_commit', 'off', true), "
-    : "";
-  return `SELECT ${asyncCommit}${call} AS c, ${BUDGETED} AS b`;
+  const async = asyncCommit(db);
+  return `SELECT ${async === null ? "" : `${async}, `}${call} AS c, ${BUDGETED} AS b`;
 }
 
 /** The ids among `$2` (uuid[]) of users with a budget, as json: read beside a claim. */
@@ -431,18 +436,26 @@ export async function claimForContinue(
   const reading = read === undefined ? "" : `,
        switchyard_history($1, NULL, ${param(read.mark.seq)}, ${param(read.mark.id)}) AS history,
        switchyard_recall(${param(read.userId)}, $1, ${param(RECALL_LIMIT)}) AS memory`;
+  const async = asyncCommit(db);
   const claimed = await db.query<
-    RunRow & { budgeted: boolean | null; history?: HistoryRead; memory?: TurnReading["memory"] }
+    RunRow & {
+      budgeted: boolean | null;
+      history?: HistoryRead;
+      memory?: TurnReading["memory"];
+      async_commit?: string;
+    }
   >(
     `UPDATE runs
      SET state = 'running', current_turn = $3, claimed_by = $4, claim_expires = $5, updated_at = $6
      WHERE session_id = $1 AND state = 'awaiting_client'
        AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))${authorized}
-     RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}${reading}`,
+     RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}${reading}${
+      async === null ? "" : `, ${async} AS async_commit`
+    }`,
     params,
   );
   if (claimed.length > 0) {
-    const { budgeted, history, memory, ...run } = claimed[0];
+    const { budgeted, history, memory, async_commit: _, ...run } = claimed[0];
     return {
       kind: "claimed",
       run,
