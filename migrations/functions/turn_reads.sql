@@ -34,8 +34,8 @@ $$;
 -- session deleted) gets the whole history, as does `after_seq` 0.
 -- { after, rows }: `after` the seq the rows follow (`after_seq`, or 0 when the
 -- named message is not there); rows as [seq, role, content, constrained, id,
--- run_id] (a continued turn leaves its own run's messages out of what it
--- holds: they are in its run input).
+-- run_id] (a continued turn leaves its own run's messages out of its history:
+-- they are in its run input).
 CREATE OR REPLACE FUNCTION switchyard_history(of_session uuid, leave_out uuid, after_seq integer,
                                    after_id uuid) RETURNS json
 LANGUAGE plpgsql STABLE AS $$

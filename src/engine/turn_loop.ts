@@ -31,11 +31,11 @@ import type { TurnContext, TurnResult } from "./turn_context.ts";
 import {
   baseScope,
   failTurn,
-  loadHistory,
   loadMemory,
   noteTrace,
   pauseTurn,
   persistMessage,
+  readSession,
   recordCost,
 } from "./turn_records.ts";
 import { afterReply } from "./turn_reply.ts";
@@ -115,10 +115,11 @@ export async function runTurns(t: TurnContext): Promise<TurnResult> {
 async function loop(t: TurnContext): Promise<TurnResult> {
   const tried = fallbacks();
   // History is read once a request; memory again after the service answered tool calls.
-  const history = t.reading?.history ?? await loadHistory(t);
+  const reading = t.reading ?? await readSession(t);
+  const history = reading.history;
   for (let calls = 0; calls < MAX_MODEL_CALLS; calls++) {
     if (t.signal.aborted) return { kind: "superseded" };
-    const memory = calls === 0 && t.reading !== undefined ? t.reading.memory : await loadMemory(t);
+    const memory = calls === 0 ? reading.memory : await loadMemory(t);
     if (calls > 0 || t.reading === undefined) t.timing.lap("session");
     const provided = catalogInput(t.rc);
     const routing = t.probe.routing();

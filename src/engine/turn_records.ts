@@ -12,7 +12,7 @@ import { type TurnUsage, turnUsage } from "../core/turn_envelope.ts";
 import type { TokenUsage } from "../providers/types.ts";
 import { type MemoryRow, recallMemories } from "../store/memories.ts";
 import { appendMessage, listHistory, type StoredMessage } from "../store/messages.ts";
-import type { TurnReading } from "../store/run_admission.ts";
+import { readTurn, type TurnReading } from "../store/run_admission.ts";
 import type { NewTraceEvent } from "../store/traces.ts";
 import { noRecords, type TurnRecords } from "../store/turn_writes.ts";
 import { appendUsageEvent } from "../store/usage.ts";
@@ -74,8 +74,8 @@ export function historyFrom(
   return history;
 }
 
-/** The history a continued turn weighs: the session's messages of other runs, opened by the seal. */
-export async function loadHistory(
+/** An encrypted session's history: its messages of other runs, opened by the seal. */
+async function loadHistory(
   t: HistoryScope & {
     deps: Pick<TurnContext["deps"], "db">;
     session: Pick<TurnContext["session"], "id">;
@@ -108,14 +108,26 @@ export async function loadMemory(
   return memoryFrom(t, [...user, ...session]);
 }
 
+/**
+ * What a turn whose claim read nothing (an inject, an encrypted session's
+ * turn) reads before its first model call: for a plaintext session one
+ * statement, its history past what this instance holds and its memory; for an
+ * encrypted one the whole history and the memory, opened by the seal.
+ */
+export async function readSession(
+  t: Pick<TurnContext, "deps" | "session" | "runId" | "seal">,
+): Promise<NonNullable<TurnBase["reading"]>> {
+  if (t.seal !== null) return { history: await loadHistory(t), memory: await loadMemory(t) };
+  return opened(t, await readTurn(t.deps.db, t.session, t.deps.historyCache));
+}
+
 /** What a claim read for its turn (TurnBase.reading), opened as the first model call weighs it. */
-export function readingFrom(
-  t: HistoryScope,
-  read: TurnReading | undefined,
-): TurnBase["reading"] {
-  return read === undefined
-    ? undefined
-    : { history: historyFrom(t, read.history), memory: memoryFrom(t, read.memory) };
+export function readingFrom(t: HistoryScope, read: TurnReading | undefined): TurnBase["reading"] {
+  return read === undefined ? undefined : opened(t, read);
+}
+
+function opened(t: HistoryScope, read: TurnReading): NonNullable<TurnBase["reading"]> {
+  return { history: historyFrom(t, read.history), memory: memoryFrom(t, read.memory) };
 }
 
 export async function persistMessage(

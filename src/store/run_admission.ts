@@ -39,7 +39,7 @@ export interface ClaimRequest {
   userId?: string;
 }
 
-/** A message of a turn's history (`run_id`: null where the read did not say). */
+/** A message of a session's history, with the run that wrote it. */
 export interface HistoryItem {
   seq: number;
   run_id: string | null;

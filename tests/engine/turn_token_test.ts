@@ -312,6 +312,33 @@ for (const store of STORES) {
       );
     });
 
+    test("an inject's turn reads history and memory in one statement, its run's once", async () => {
+      const alice = await userWithSession();
+      openai.enqueue(openAiReply({ text: "first answer" }));
+      await execute(alice.token, alice.sessionId, turn("first question zeta"));
+      openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
+      const look = { input: { text: "look around omega" }, policy: toolPolicy };
+      assert.equal(
+        (await execute(alice.token, alice.sessionId, look)).body.status,
+        "awaiting_tool",
+      );
+      answer();
+      seen.length = 0;
+      const r = await cont(alice.token, alice.sessionId, {
+        type: "inject",
+        data: { messages: [{ text: "inject kappa" }] },
+      });
+      assert.equal(r.body.status, "completed");
+      assert.deepEqual(seen.filter((s) => /FROM (messages|memories) /.test(s)), [], "no read");
+      assert.equal(seen.filter((s) => /switchyard_history/.test(s)).length, 1);
+      const sent = JSON.stringify(openai.requests.at(-1)!.json);
+      const times = (text: string) => sent.split(text).length - 1;
+      assert.deepEqual(
+        ["first question zeta", "first answer", "look around omega", "inject kappa"].map(times),
+        [1, 1, 1, 1],
+      );
+    });
+
     test("a continue whose token or session does not hold is refused, its run untouched", async () => {
       const alice = await awaitingTool();
       const mallory = await userWithSession();
