@@ -233,10 +233,14 @@ for (const store of STORES) {
       call(app, "POST", `/api/v1/sessions/${sessionId}/continue`, { token, body, headers: KEY });
 
     /** A user whose session's run awaits the result of one `read_file` call. */
-    async function awaitingTool() {
+    async function awaitingTool(o: { afterATurn?: boolean } = {}) {
       const user = await userWithSession();
+      if (o.afterATurn) {
+        openai.enqueue(openAiReply({ text: "first answer" }));
+        await execute(user.token, user.sessionId, turn("first question zeta"));
+      }
       openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
-      const look = { input: { text: "look" }, policy: toolPolicy };
+      const look = { input: { text: "look around omega" }, policy: toolPolicy };
       const r = await execute(user.token, user.sessionId, look);
       assert.equal(r.body.status, "awaiting_tool");
       const callId = r.body.data.tool_requests[0].call_id as string;
@@ -244,7 +248,13 @@ for (const store of STORES) {
         type: "tool_results",
         data: { results: [{ call_id: callId, content: "file a", is_error: false }] },
       };
-      return { ...user, results };
+      return { ...user, look, results };
+    }
+
+    /** How many times each text went to the model in its latest request. */
+    function timesSent(texts: string[]): number[] {
+      const sent = JSON.stringify(openai.requests.at(-1)!.json);
+      return texts.map((text) => sent.split(text).length - 1);
     }
 
     /** The session's live run's state, and how many runs, messages and trace events it holds. */
@@ -282,46 +292,25 @@ for (const store of STORES) {
     });
 
     test("a continued turn's claim reads history and memory, its own run's messages once", async () => {
-      const alice = await userWithSession();
-      openai.enqueue(openAiReply({ text: "first answer" }));
-      await execute(alice.token, alice.sessionId, turn("first question zeta"));
-      openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
-      const look = { input: { text: "look around omega" }, policy: toolPolicy };
-      const paused = await execute(alice.token, alice.sessionId, look);
-      const callId = paused.body.data.tool_requests[0].call_id;
+      const alice = await awaitingTool({ afterATurn: true });
       // A preview reads the paused run's prompt into what this instance holds of the session.
       const preview = await call(app, "POST", `/api/v1/sessions/${alice.sessionId}/preview`, {
         token: alice.token,
-        body: look,
+        body: alice.look,
         headers: KEY,
       });
       assert.equal(preview.status, 200);
       answer();
       seen.length = 0;
-      const r = await cont(alice.token, alice.sessionId, {
-        type: "tool_results",
-        data: { results: [{ call_id: callId, content: "file a", is_error: false }] },
-      });
+      const r = await cont(alice.token, alice.sessionId, alice.results);
       assert.equal(r.body.status, "completed");
       assert.deepEqual(seen.filter((s) => /FROM (messages|memories) /.test(s)), [], "no read");
-      const sent = JSON.stringify(openai.requests.at(-1)!.json);
-      const times = (text: string) => sent.split(text).length - 1;
-      assert.deepEqual(
-        ["first question zeta", "first answer", "look around omega", "file a"].map(times),
-        [1, 1, 1, 1],
-      );
+      const texts = ["first question zeta", "first answer", "look around omega", "file a"];
+      assert.deepEqual(timesSent(texts), [1, 1, 1, 1]);
     });
 
     test("an inject's turn reads history and memory in one statement, its run's once", async () => {
-      const alice = await userWithSession();
-      openai.enqueue(openAiReply({ text: "first answer" }));
-      await execute(alice.token, alice.sessionId, turn("first question zeta"));
-      openai.enqueue(openAiReply({ calls: [{ name: "read_file", arguments: { path: "a.ts" } }] }));
-      const look = { input: { text: "look around omega" }, policy: toolPolicy };
-      assert.equal(
-        (await execute(alice.token, alice.sessionId, look)).body.status,
-        "awaiting_tool",
-      );
+      const alice = await awaitingTool({ afterATurn: true });
       answer();
       seen.length = 0;
       const r = await cont(alice.token, alice.sessionId, {
@@ -331,12 +320,8 @@ for (const store of STORES) {
       assert.equal(r.body.status, "completed");
       assert.deepEqual(seen.filter((s) => /FROM (messages|memories) /.test(s)), [], "no read");
       assert.equal(seen.filter((s) => /switchyard_history/.test(s)).length, 1);
-      const sent = JSON.stringify(openai.requests.at(-1)!.json);
-      const times = (text: string) => sent.split(text).length - 1;
-      assert.deepEqual(
-        ["first question zeta", "first answer", "look around omega", "inject kappa"].map(times),
-        [1, 1, 1, 1],
-      );
+      const texts = ["first question zeta", "first answer", "look around omega", "inject kappa"];
+      assert.deepEqual(timesSent(texts), [1, 1, 1, 1]);
     });
 
     test("a continue whose token or session does not hold is refused, its run untouched", async () => {
