@@ -32,18 +32,22 @@ export interface ChatProvider {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const JSON_HEADERS = { "content-type": "application/json" };
 
-const COMPLETION = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 1741569952,
-  model: BENCH_MODEL,
-  choices: [{
-    index: 0,
-    message: { role: "assistant", content: "Done: the parser is fixed." },
-    finish_reason: "stop",
-  }],
-  usage: { prompt_tokens: 24, completion_tokens: 7, total_tokens: 31 },
-});
+/** A buffered Chat Completions answer carrying `message` (the assistant's fields). */
+export const completion = (message: Record<string, unknown>, finishReason: string) =>
+  JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1741569952,
+    model: BENCH_MODEL,
+    choices: [{
+      index: 0,
+      message: { role: "assistant", ...message },
+      finish_reason: finishReason,
+    }],
+    usage: { prompt_tokens: 24, completion_tokens: 7, total_tokens: 31 },
+  });
+
+const COMPLETION = completion({ content: "Done: the parser is fixed." }, "stop");
 
 const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: unknown) =>
   `data: ${
@@ -93,8 +97,13 @@ async function stream(res: ServerResponse, pace: ChatProviderPace): Promise<void
   res.end("data: [DONE]\n\n");
 }
 
+/**
+ * `answer` makes a buffered answer's body from the request's (by default one
+ * fixed text completion).
+ */
 export async function startChatProvider(
   pace: Partial<ChatProviderPace> = {},
+  answer: (body: string) => string = () => COMPLETION,
 ): Promise<ChatProvider> {
   const current: ChatProviderPace = { delayMs: 0, chunks: 5, chunkGapMs: 0, ...pace };
   const sockets = new Set<Socket>();
@@ -119,7 +128,7 @@ export async function startChatProvider(
       return;
     }
     res.writeHead(200, JSON_HEADERS);
-    res.end(COMPLETION);
+    res.end(answer(body));
   });
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
