@@ -377,10 +377,24 @@ export function recordsDocument(r: TurnRecords) {
   };
 }
 
+/**
+ * The sessions the records name besides their messages' (all of them when
+ * there is no message): the write holds each, so none is deleted under a
+ * record that names it. A turn's records are usually all of its session's.
+ */
+function otherSessions(r: TurnRecords): string[] {
+  const own = r.messages[0]?.sessionId;
+  const others = new Set<string>();
+  for (const e of r.trace) if (e.sessionId !== own) others.add(e.sessionId);
+  for (const e of r.usage) if (e.sessionId !== own) others.add(e.sessionId);
+  return [...others];
+}
+
 /** What a turn's write is in SQL: its records and, when given, its transition. */
 export function turnDocument(move: RunMove | null, records: TurnRecords) {
   return {
     ...recordsDocument(records),
+    holds: otherSessions(records),
     ...(move === null ? {} : {
       move: {
         run_id: move.runId,

@@ -574,9 +574,17 @@ for (const store of storesUnderTest(process.env)) {
         [...both.user, ...both.session].map((m) => [m.key, m.value, m.session_id]),
       );
 
+      // The user's memories alone (a session with none), the session's alone, and none at all.
+      const recalledIn = async (id: string) =>
+        (await readTurn(db, { id, user_id: userId, key_id: null }, new HistoryCache())).memory
+          .map((m) => m.key);
+      assert.deepEqual(await recalledIn(await newSession(db, userId)), ["editor"]);
+
       assert.equal(await forgetMemory(db, { ...user, key: "editor" }), true);
       assert.equal(await forgetMemory(db, { ...user, key: "editor" }), false);
       assert.deepEqual(await listMemories(db, user), []);
+      assert.deepEqual(await recalledIn(sessionId), listed.map((m) => m.key));
+      assert.deepEqual(await recalledIn(await newSession(db, userId)), []);
       assert.equal((await listMemories(db, session, 100)).length, 46, "session store untouched");
 
       assert.equal(await deleteSession(db, userId, sessionId), true);

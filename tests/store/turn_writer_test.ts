@@ -15,6 +15,7 @@ import { listHistory as listMessages } from "../../src/store/messages.ts";
 import { deleteSession, insertSession } from "../../src/store/sessions.ts";
 import { appendTraceEvents, listTraceEvents } from "../../src/store/traces.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
+import { turnDocument } from "../../src/store/turn_writes.ts";
 import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
@@ -200,6 +201,21 @@ for (const store of storesUnderTest(process.env)) {
       assert.deepEqual(orphans, [{ n: 0 }]);
       await assert.rejects(appendTraceEvents(db, orphan.trace), { code: "23503" });
       await assert.rejects(appendUsageEvent(db, records.usage[0]), { code: "23503" });
+      // A turn whose records also name the deleted session: the write holds it, and fails whole.
+      const mixed = await claimedTurn(db);
+      const [move, own] = turnEnd(mixed);
+      await assert.rejects(
+        writer.write(move, { ...own, trace: [...own.trace, ...orphan.trace] }),
+        { code: "23503" },
+      );
+      assert.deepEqual(await writer.write(move, own), { moved: true, messageSeqs: [1, 2] });
+      // A document of an instance of an earlier version lists no `holds`: its records are read.
+      const { holds, ...earlier } = turnDocument(null, orphan);
+      assert.deepEqual(holds, [gone.sessionId]);
+      await assert.rejects(
+        db.query("SELECT switchyard_write_turn($1::jsonb) AS w", [JSON.stringify(earlier)]),
+        { code: "23503" },
+      );
     });
 
     test("a turn whose session was deleted under it fails as a key would, alone; its calls are still settled", async () => {
