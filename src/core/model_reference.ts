@@ -41,11 +41,22 @@ export interface ModelReference {
   model: string;
 }
 
+/** Where `ref`'s `/` is; -1 when it is not `provider/model` with both parts non-empty. */
+function slashOf(ref: string): number {
+  const slash = ref.indexOf("/");
+  return slash <= 0 || slash === ref.length - 1 ? -1 : slash;
+}
+
 /** `null` when the reference is not `provider/model` with both parts non-empty. */
 export function parseModelReference(ref: string): ModelReference | null {
-  const slash = ref.indexOf("/");
-  if (slash <= 0 || slash === ref.length - 1) return null;
-  return { provider: ref.slice(0, slash), model: ref.slice(slash + 1) };
+  const slash = slashOf(ref);
+  return slash < 0 ? null : { provider: ref.slice(0, slash), model: ref.slice(slash + 1) };
+}
+
+/** The provider a well-formed reference names, as `parseModelReference` reads it; null otherwise. */
+export function referenceProvider(ref: string): string | null {
+  const slash = slashOf(ref);
+  return slash < 0 ? null : ref.slice(0, slash);
 }
 
 export type ReferenceProblem = "invalid_model_reference" | "invalid_provider_name";

@@ -7,46 +7,70 @@
  * Malformed references were refused earlier (core/request_checks.ts).
  */
 import { fail, ok, type Outcome } from "./errors.ts";
-import { parseModelReference } from "./model_reference.ts";
+import { referenceProvider } from "./model_reference.ts";
 import type { Policy } from "./turn_request_types.ts";
 
 /**
- * The policy's model references in document order, each with the field
- * holding it as a function: the path is spelled only for a reference refused
- * (a policy of a hundred rules is checked on every request).
+ * The provider `reference` names when the service does not know it; null when
+ * it does. A known provider is recognised in place, without cutting the
+ * reference: three hundred references a request would be as many new strings.
  */
-function* policyReferences(policy: Policy): Generator<[string, () => string]> {
-  const route = policy.routing.default;
-  if (route !== undefined && route !== null) {
-    yield [route.model, () => "policy.routing.default.model"];
-    for (let j = 0; j < route.fallbacks.length; j++) {
-      yield [route.fallbacks[j], () => `policy.routing.default.fallbacks[${j}]`];
-    }
+function unknownProvider(reference: string, known: ReadonlySet<string>): string | null {
+  for (const provider of known) {
+    if (
+      reference.length > provider.length + 1 && reference.charCodeAt(provider.length) === SLASH &&
+      reference.startsWith(provider)
+    ) return null;
   }
-  const rules = policy.routing.rules;
-  for (let i = 0; i < rules.length; i++) {
-    yield [rules[i].model, () => `policy.routing.rules[${i}].model`];
-    for (let j = 0; j < rules[i].fallbacks.length; j++) {
-      yield [rules[i].fallbacks[j], () => `policy.routing.rules[${i}].fallbacks[${j}]`];
-    }
+  const provider = referenceProvider(reference);
+  return provider === null || known.has(provider) ? null : provider;
+}
+
+const SLASH = "/".charCodeAt(0);
+
+/**
+ * The first reference of a route whose provider is unknown, by its field
+ * (`model`, `fallbacks[j]`); null when every one is known. Plain loops: a
+ * policy of a hundred rules is checked on every request.
+ */
+function unknownInRoute(
+  route: { model: string; fallbacks: readonly string[] },
+  known: ReadonlySet<string>,
+): { field: string; provider: string } | null {
+  const provider = unknownProvider(route.model, known);
+  if (provider !== null) return { field: "model", provider };
+  for (let j = 0; j < route.fallbacks.length; j++) {
+    const fallback = unknownProvider(route.fallbacks[j], known);
+    if (fallback !== null) return { field: `fallbacks[${j}]`, provider: fallback };
   }
+  return null;
 }
 
 export function checkPolicyProviders(
   policy: Policy,
   known: ReadonlySet<string>,
 ): Outcome<null> {
-  for (const [reference, pathOf] of policyReferences(policy)) {
-    const provider = parseModelReference(reference)?.provider;
-    if (provider === undefined || known.has(provider)) continue;
-    const path = pathOf();
-    return fail(
-      "unknown_provider",
-      `unknown provider: ${path}: '${provider}' is not a configured provider; expected one of ${
-        [...known].sort().join(", ")
-      }`,
-      { path, provider },
-    );
+  const route = policy.routing.default;
+  const inDefault = route === undefined || route === null ? null : unknownInRoute(route, known);
+  if (inDefault !== null) {
+    return refused(`policy.routing.default.${inDefault.field}`, inDefault.provider, known);
+  }
+  const rules = policy.routing.rules;
+  for (let i = 0; i < rules.length; i++) {
+    const inRule = unknownInRoute(rules[i], known);
+    if (inRule !== null) {
+      return refused(`policy.routing.rules[${i}].${inRule.field}`, inRule.provider, known);
+    }
   }
   return ok(null);
+}
+
+function refused(path: string, provider: string, known: ReadonlySet<string>): Outcome<null> {
+  return fail(
+    "unknown_provider",
+    `unknown provider: ${path}: '${provider}' is not a configured provider; expected one of ${
+      [...known].sort().join(", ")
+    }`,
+    { path, provider },
+  );
 }
