@@ -24,6 +24,7 @@ import {
   saveRunInput,
 } from "../../src/store/runs.ts";
 import { insertSession } from "../../src/store/sessions.ts";
+import type { NewTraceEvent } from "../../src/store/traces.ts";
 import { notifySuperseded, openSupersedeSignals } from "../../src/store/supersede_signal.ts";
 import { isUniqueViolation } from "../../src/store/transaction.ts";
 import { insertUserWithKey } from "../../src/store/users.ts";
@@ -193,6 +194,70 @@ for (const store of storesUnderTest(process.env)) {
       assert.equal(old?.pause, null);
       assert.equal(old?.supersede_seq, 1);
       assert.equal((await findLiveRun(db, sessionId))?.id, second.id);
+    });
+
+    test("execute cancels the calls of a paused run in the trace, and none of a continued run whose claim lapsed", async () => {
+      const cancelledOf = (sessionId: string, now: Date) => {
+        const traceId = uuidv7();
+        const cancelledCall = {
+          sessionId,
+          traceId,
+          eventType: "tool_call" as const,
+          payload: {
+            plaintext: { type: "tool_call", status: "cancelled", call_id: "", tool_name: "" },
+          },
+          now,
+        };
+        const traced = async () =>
+          (await db.query<{ payload: { plaintext: Record<string, unknown> } }>(
+            "SELECT payload FROM trace_events WHERE trace_id = $1 AND event_type = 'tool_call'",
+            [traceId],
+          )).map((e) => e.payload.plaintext);
+        return { cancelledCall, traced };
+      };
+      const pausedRun = async (sessionId: string) => {
+        const { run } = claimed(await execute(db, sessionId));
+        await pauseRun(db, {
+          runId: run.id,
+          turnId: run.current_turn!,
+          now: later(1),
+          pause: TOOL_PAUSE,
+        });
+        return run;
+      };
+      const takeOver = (sessionId: string, now: Date, cancelledCall: NewTraceEvent) =>
+        claimForExecute(db, {
+          sessionId,
+          runId: uuidv7(),
+          turnId: uuidv7(),
+          instance: "i2",
+          now,
+          cancelledCall,
+        });
+      // Awaiting the client: its pending call is cancelled.
+      const waiting = await newSession(db);
+      await pausedRun(waiting);
+      const first = cancelledOf(waiting, later(2));
+      claimed(await takeOver(waiting, later(2), first.cancelledCall));
+      assert.deepEqual(await first.traced(), [
+        { type: "tool_call", status: "cancelled", call_id: "c1", tool_name: "read_file" },
+      ]);
+      // Continued (its calls answered, the pause kept for the continuation's check), then
+      // lapsed: the turn is traced as lost, and no call as cancelled.
+      const continued = await newSession(db);
+      const run = await pausedRun(continued);
+      const taken = await claimForContinue(db, {
+        sessionId: continued,
+        turnId: uuidv7(),
+        instance: "i1",
+        now: later(2),
+      });
+      assert.equal(taken.kind, "claimed");
+      const afterLease = later(2 + CLAIM_LEASE_MS + 1);
+      const second = cancelledOf(continued, afterLease);
+      const { superseded } = claimed(await takeOver(continued, afterLease, second.cancelledCall));
+      assert.equal(superseded?.id, run.id);
+      assert.deepEqual(await second.traced(), []);
     });
 
     test("a lapsed claim belonged to a crashed instance: continue finds no run, execute starts over", async () => {
