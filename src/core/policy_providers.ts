@@ -12,8 +12,10 @@ import type { Policy } from "./turn_request_types.ts";
 
 /**
  * The provider `reference` names when the service does not know it; null when
- * it does. A known provider is recognised in place, without cutting the
- * reference: three hundred references a request would be as many new strings.
+ * it does (or names none: malformed references were refused earlier). A known
+ * provider is recognised in place, without cutting the reference: three
+ * hundred references a request would be as many new strings. Provider ids
+ * hold no `/`, so a known one followed by `/` is the reference's provider.
  */
 function unknownProvider(reference: string, known: ReadonlySet<string>): string | null {
   for (const provider of known) {
@@ -22,8 +24,7 @@ function unknownProvider(reference: string, known: ReadonlySet<string>): string 
       reference.startsWith(provider)
     ) return null;
   }
-  const provider = referenceProvider(reference);
-  return provider === null || known.has(provider) ? null : provider;
+  return referenceProvider(reference);
 }
 
 const SLASH = "/".charCodeAt(0);
