@@ -61,6 +61,18 @@ const execute = (db: Db, sessionId: string, now = T0, instance = "i1") =>
     runInput: { text: "hello" },
   });
 
+/** A run claimed at T0 and paused at +1 ms for the client's answer to TOOL_PAUSE's call. */
+async function pausedRun(db: Db, sessionId: string): Promise<RunRow> {
+  const { run } = claimed(await execute(db, sessionId));
+  await pauseRun(db, {
+    runId: run.id,
+    turnId: run.current_turn!,
+    now: later(1),
+    pause: TOOL_PAUSE,
+  });
+  return run;
+}
+
 for (const store of storesUnderTest(process.env)) {
   describe(`run store on ${store.name}`, () => {
     let db: Db;
@@ -178,13 +190,7 @@ for (const store of storesUnderTest(process.env)) {
 
     test("execute supersedes a run awaiting the client: it goes idle with its pause cleared", async () => {
       const sessionId = await newSession(db);
-      const { run: first } = claimed(await execute(db, sessionId));
-      await pauseRun(db, {
-        runId: first.id,
-        turnId: first.current_turn!,
-        now: later(1),
-        pause: TOOL_PAUSE,
-      });
+      const first = await pausedRun(db, sessionId);
       const { run: second, superseded } = claimed(await execute(db, sessionId, later(2)));
       assert.notEqual(second.id, first.id);
       assert.equal(superseded?.id, first.id);
@@ -215,16 +221,6 @@ for (const store of storesUnderTest(process.env)) {
           )).map((e) => e.payload.plaintext);
         return { cancelledCall, traced };
       };
-      const pausedRun = async (sessionId: string) => {
-        const { run } = claimed(await execute(db, sessionId));
-        await pauseRun(db, {
-          runId: run.id,
-          turnId: run.current_turn!,
-          now: later(1),
-          pause: TOOL_PAUSE,
-        });
-        return run;
-      };
       const takeOver = (sessionId: string, now: Date, cancelledCall: NewTraceEvent) =>
         claimForExecute(db, {
           sessionId,
@@ -236,7 +232,7 @@ for (const store of storesUnderTest(process.env)) {
         });
       // Awaiting the client: its pending call is cancelled.
       const waiting = await newSession(db);
-      await pausedRun(waiting);
+      await pausedRun(db, waiting);
       const first = cancelledOf(waiting, later(2));
       claimed(await takeOver(waiting, later(2), first.cancelledCall));
       assert.deepEqual(await first.traced(), [
@@ -245,7 +241,7 @@ for (const store of storesUnderTest(process.env)) {
       // Continued (its calls answered, the pause kept for the continuation's check), then
       // lapsed: the turn is traced as lost, and no call as cancelled.
       const continued = await newSession(db);
-      const run = await pausedRun(continued);
+      const run = await pausedRun(db, continued);
       const taken = await claimForContinue(db, {
         sessionId: continued,
         turnId: uuidv7(),
@@ -411,13 +407,7 @@ for (const store of storesUnderTest(process.env)) {
 
     test("supersede of a waiting run clears its pause and hands back what was pending", async () => {
       const sessionId = await newSession(db);
-      const { run } = claimed(await execute(db, sessionId));
-      await pauseRun(db, {
-        runId: run.id,
-        turnId: run.current_turn!,
-        now: later(1),
-        pause: TOOL_PAUSE,
-      });
+      const run = await pausedRun(db, sessionId);
       const result = await supersede(db, {
         sessionId,
         turnId: uuidv7(),
@@ -483,13 +473,7 @@ if (adminUrl) {
 
     test("of many parallel continues exactly one claims the run, the rest are in flight", async () => {
       const sessionId = await newSession(a);
-      const { run } = claimed(await execute(a, sessionId));
-      await pauseRun(a, {
-        runId: run.id,
-        turnId: run.current_turn!,
-        now: later(1),
-        pause: TOOL_PAUSE,
-      });
+      const run = await pausedRun(a, sessionId);
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
           claimForContinue(i % 2 === 0 ? a : b, {
@@ -520,13 +504,7 @@ if (adminUrl) {
 
     test("parallel executes on a waiting run: one supersedes it, the others are in flight", async () => {
       const sessionId = await newSession(a);
-      const { run } = claimed(await execute(a, sessionId));
-      await pauseRun(a, {
-        runId: run.id,
-        turnId: run.current_turn!,
-        now: later(1),
-        pause: TOOL_PAUSE,
-      });
+      const run = await pausedRun(a, sessionId);
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) => execute(i % 2 === 0 ? a : b, sessionId, later(2))),
       );
