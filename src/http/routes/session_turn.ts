@@ -1,12 +1,12 @@
 /**
  * A native turn on a session (execute, continue). When the instance knows
  * the bearer token (`claimChecksToken`), the token is not read first: the
- * turn's claim checks it and the session together (engine/claim_auth.ts). Whatever fails
- * before the claim, and a claim that refuses, is answered as if the request
- * had been authenticated first: the token's failure, then (past the drain
- * gate) the session's, then its own; a refused claim whose token and session
- * hold after all (an encrypted session, a run in another state) goes on as
- * any turn does.
+ * turn's claim checks it and the session together (engine/claim_auth.ts).
+ * Whatever fails before the claim, and a claim that refuses, is answered as
+ * if the request had been authenticated first: the token's failure, then
+ * (past the drain gate) the session's, then its own; a refused claim whose
+ * token and session hold after all (an encrypted session, a run in another
+ * state) goes on as any turn does.
  */
 import { isStorageError } from "../../core/errors.ts";
 import { ClaimRefused, type TokenCheck } from "../../engine/claim_auth.ts";
