@@ -407,7 +407,7 @@ for (const store of storesUnderTest(process.env)) {
 
     test("supersede of a waiting run clears its pause and hands back what was pending", async () => {
       const sessionId = await newSession(db);
-      const run = await pausedRun(db, sessionId);
+      await pausedRun(db, sessionId);
       const result = await supersede(db, {
         sessionId,
         turnId: uuidv7(),
@@ -473,7 +473,7 @@ if (adminUrl) {
 
     test("of many parallel continues exactly one claims the run, the rest are in flight", async () => {
       const sessionId = await newSession(a);
-      const run = await pausedRun(a, sessionId);
+      await pausedRun(a, sessionId);
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
           claimForContinue(i % 2 === 0 ? a : b, {
