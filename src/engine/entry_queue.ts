@@ -11,7 +11,9 @@
  * one at a time, each after the one before has run up to its next wait, while the
  * round's budget lasts. While fewer than two requests are being started
  * (`begin` to `end`) nobody waits: a lone request's own work and its store's
- * round trips are no burst.
+ * round trips are no burst. Nor while no stream is open: there is no frame to
+ * put first, and the waits' timers would only slow buffered turns (measured:
+ * a tenth fewer turns a second at 32 clients).
  */
 import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
@@ -21,6 +23,8 @@ export interface EntryQueue {
   /** A request is being started (until its answer's headers); call `end` once after. */
   begin(): void;
   end(): void;
+  /** A stream's response is open, until the returned function is called (once). */
+  streamOpened(): () => void;
 }
 
 /**
@@ -45,6 +49,7 @@ export function entryQueue(budgetMs: number): EntryQueue {
   let letInSet = false;
   const waiting: (() => void)[] = [];
   let starting = 0;
+  let streams = 0;
   const overBudget = () => performance.now() - roundStart >= budgetMs;
   const openRound = () => {
     if (roundOpen) return;
@@ -74,7 +79,7 @@ export function entryQueue(budgetMs: number): EntryQueue {
   };
   return {
     enter() {
-      if (starting < 2 && waiting.length === 0) return null;
+      if ((starting < 2 || streams === 0) && waiting.length === 0) return null;
       openRound();
       if (waiting.length === 0 && !overBudget()) return null;
       const wait = new Promise<void>((resolve) => waiting.push(resolve));
@@ -86,6 +91,14 @@ export function entryQueue(budgetMs: number): EntryQueue {
     },
     end() {
       starting--;
+    },
+    streamOpened() {
+      streams++;
+      let open = true;
+      return () => {
+        if (open) streams--;
+        open = false;
+      };
     },
   };
 }

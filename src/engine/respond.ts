@@ -19,7 +19,7 @@ import {
   streamSink,
   type TurnSink,
 } from "./turn_sink.ts";
-import { entered } from "./entry_queue.ts";
+import { entered, ENTRY } from "./entry_queue.ts";
 import type { PhaseClock } from "../telemetry/phase_clock.ts";
 
 /**
@@ -198,9 +198,13 @@ export async function respondWithTurn(turn: ClaimedTurn): Promise<Response> {
     }
     return turn.surface.answer(result, turn.turnId);
   }
-  const streamClosed = turn.deps.telemetry.streamOpened();
+  const closedInTelemetry = turn.deps.telemetry.streamOpened();
+  const closedInQueue = ENTRY.streamOpened();
   const framing = turn.surface.framing(turn.turnId);
-  const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, streamClosed);
+  const sink = streamSink(framing, KEEP_ALIVE_INTERVAL_MS, () => {
+    closedInTelemetry();
+    closedInQueue();
+  });
   let settled: TurnResult | null = null;
   const done = guarded(turn, sink).then((result) => settled = result);
   await Promise.race([turn.surface.opensWithContent ? sink.firstFrame : sink.started, done]);

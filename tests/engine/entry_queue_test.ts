@@ -22,10 +22,11 @@ const runtimeArgs = process.versions.bun === undefined
   ? ["run", "--allow-read", "--allow-write", "--allow-net", "--quiet"]
   : [];
 
-/** A queue with `n` requests being started, as under a burst. */
+/** A queue with `n` requests being started, as under a burst, and a stream open. */
 function busyQueue(budgetMs: number, n = 2) {
   const queue = entryQueue(budgetMs);
   for (let i = 0; i < n; i++) queue.begin();
+  queue.streamOpened();
   return queue;
 }
 
@@ -129,6 +130,7 @@ test("once a round spent its budget, an entry waits until the bytes that arrived
 
 test("a lone request never waits, whatever its own work took", () => {
   const queue = entryQueue(5);
+  queue.streamOpened();
   queue.begin();
   assert.equal(queue.enter(), null);
   busy(6);
@@ -145,6 +147,28 @@ test("a lone request never waits, whatever its own work took", () => {
     null,
     "two being started, past the budget: it waits",
   );
+  queue.end();
+  queue.end();
+});
+
+test("while no stream is open nobody waits: there is no frame to put first", async () => {
+  const queue = entryQueue(5);
+  queue.begin();
+  queue.begin();
+  busy(6);
+  assert.equal(queue.enter(), null, "a burst of buffered starts goes on");
+  const closed = queue.streamOpened();
+  const other = queue.streamOpened();
+  assert.equal(queue.enter(), null, "the round's budget starts with the first stream's entry");
+  busy(6);
+  closed();
+  closed(); // a second call counts nothing
+  const wait = queue.enter();
+  assert.notEqual(wait, null, "the other stream still open, past the budget: it waits");
+  await wait;
+  other();
+  busy(6);
+  assert.equal(queue.enter(), null, "no stream left: it goes on");
   queue.end();
   queue.end();
 });
