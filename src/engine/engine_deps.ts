@@ -8,6 +8,7 @@
 import type { Deps } from "../deps.ts";
 import type { SupersedeSignals } from "../store/supersede_signal.ts";
 import { turnWriter } from "../store/turn_writer.ts";
+import { storeLane } from "../store/store_lane.ts";
 import { type ExecuteClaimer, executeClaimer } from "../store/run_admission.ts";
 import { isStorageError } from "../core/errors.ts";
 import { NO_TELEMETRY } from "../telemetry/telemetry.ts";
@@ -53,14 +54,15 @@ export function engineDeps(deps: Deps): EngineDeps {
   let found = cache.get(deps);
   if (found === undefined) {
     const signals = deps.signals ?? SILENT_SIGNALS;
+    const lane = storeLane();
     found = {
       ...deps,
       signals,
       instance: deps.instanceId ?? `instance-${crypto.randomUUID()}`,
       telemetry: deps.telemetry ?? NO_TELEMETRY,
       watcher: createTurnWatcher({ db: deps.db, signals, now: deps.now }),
-      turns: turnWriter(deps.db),
-      claims: executeClaimer(deps.db),
+      turns: turnWriter(deps.db, lane),
+      claims: executeClaimer(deps.db, lane),
       lost: lostTurns({ db: deps.db, now: deps.now, logger: deps.logger }),
     };
     found.claims = minding(found.claims, found.lost);

@@ -18,6 +18,7 @@ import { lapsedColumn, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
 import type { HistoryCache } from "./history_cache.ts";
 import { RECALL_LIMIT } from "./memories.ts";
 import { isStorageConflict } from "./storage_fault.ts";
+import { type StoreLane, storeLane } from "./store_lane.ts";
 import { notifySuperseded } from "./supersede_signal.ts";
 import { type NewTraceEvent, traceRecord } from "./traces.ts";
 import { inTransaction, isUniqueViolation } from "./transaction.ts";
@@ -346,6 +347,7 @@ async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promis
  * finds the previous one of this instance in flight waits for it, and every
  * claim that waited goes in the next transaction (`switchyard_claim_executes`,
  * migration 011), each answered as alone. A claim that finds none in flight
+ * (and no turn-end batch in the lane it shares with the writer, store_lane.ts)
  * goes at once, alone: nothing waits for a timer. Claims of one session in one
  * batch are taken in the order they came, so the later finds the earlier's run
  * in flight, as it would have in two transactions. A batch that loses a
@@ -353,13 +355,16 @@ async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promis
  * again one by one, each alone retried a few times (conflict_retry.ts); a
  * batch cut by an outage is not, whether it committed being unknown.
  */
-export function executeClaimer(db: Queryable): ExecuteClaimer {
+export function executeClaimer(db: Queryable, lane: StoreLane = storeLane()): ExecuteClaimer {
   const pending: PendingClaim[] = [];
   let busy = false;
   const run = async () => {
     busy = true;
     try {
-      while (pending.length > 0) await claimBatch(db, pending.splice(0, MAX_BATCH_CLAIMS));
+      while (pending.length > 0) {
+        // Taken when the lane is free: what came while a write batch was in flight goes too.
+        await lane.run(() => claimBatch(db, pending.splice(0, MAX_BATCH_CLAIMS)));
+      }
     } finally {
       busy = false;
     }

@@ -6,7 +6,9 @@
  * when its transaction commits, so nothing acknowledged is lost in a crash.
  * Nothing waits for a timer: a turn that finds the writer free is written at
  * once, alone, and under load the batches grow by themselves with the time a
- * write takes. One commit (one WAL flush) then serves many turns.
+ * write takes. One commit (one WAL flush) then serves many turns. The writer
+ * shares its instance's lane with the claims (store_lane.ts): a batch also
+ * waits for a claim batch in flight.
  *
  * A batch that fails is rolled back as a whole, and its turns are written
  * again one by one, so one turn's bad record fails that turn alone. Savepoints
@@ -27,6 +29,7 @@ import { settleCalls } from "./budgets.ts";
 import { retryOnConflict } from "./conflict_retry.ts";
 import type { Queryable } from "./db.ts";
 import { isStorageConflict } from "./storage_fault.ts";
+import { type StoreLane, storeLane } from "./store_lane.ts";
 import {
   type RunMove,
   turnDocument,
@@ -112,7 +115,7 @@ async function writeBatch(db: Queryable, batch: readonly Pending[]): Promise<voi
 }
 
 /** The writer of the instance whose store is `db`. */
-export function turnWriter(db: Queryable): TurnWriter {
+export function turnWriter(db: Queryable, lane: StoreLane = storeLane()): TurnWriter {
   const pending: Pending[] = [];
   let busy = false;
   const take = (): Pending[] => {
@@ -128,7 +131,8 @@ export function turnWriter(db: Queryable): TurnWriter {
   const run = async () => {
     busy = true;
     try {
-      while (pending.length > 0) await writeBatch(db, take());
+      // Taken when the lane is free: what ended while a claim batch was in flight goes too.
+      while (pending.length > 0) await lane.run(() => writeBatch(db, take()));
     } finally {
       busy = false;
     }
