@@ -246,14 +246,20 @@ function asyncCommit(db: Queryable): string | null {
     : null;
 }
 
-function claimStatement(db: Queryable, call: string): string {
+/**
+ * The claim's statement: `call` and, beside it, which of the claiming users
+ * (`$2`: one uuid, or a uuid[] for a batch) have a budget, as json.
+ */
+function claimStatement(db: Queryable, call: string, users: "one" | "many"): string {
   const async = asyncCommit(db);
-  return `SELECT ${async === null ? "" : `${async}, `}${call} AS c, ${BUDGETED} AS b`;
+  // One user is compared as a scalar: against an array PostgreSQL planned the
+  // statement afresh on every call, finding no plan for any array as cheap as
+  // one for the array at hand (a tenth of a millisecond of a claim alone).
+  const among = users === "one" ? "= $2::uuid" : "= ANY($2::uuid[])";
+  const budgeted =
+    `SELECT coalesce(json_agg(user_id), '[]') FROM user_budgets WHERE user_id ${among}`;
+  return `SELECT ${async === null ? "" : `${async}, `}${call} AS c, (${budgeted}) AS b`;
 }
-
-/** The ids among `$2` (uuid[]) of users with a budget, as json: read beside a claim. */
-const BUDGETED =
-  "(SELECT coalesce(json_agg(user_id), '[]') FROM user_budgets WHERE user_id = ANY($2::uuid[]))";
 
 /**
  * One claim alone; a null answer when the unique index refused it. A deadlock
@@ -268,8 +274,8 @@ async function claimAlone(
   try {
     const rows = await retryOnConflict(() =>
       db.query<{ c: ClaimAnswer; b: string[] }>(
-        claimStatement(db, "switchyard_claim_execute($1::jsonb)"),
-        [text, userId === null ? [] : [userId]],
+        claimStatement(db, "switchyard_claim_execute($1::jsonb)", "one"),
+        [text, userId],
       )
     );
     return { answer: rows[0].c, budgeted: rows[0].b };
@@ -320,7 +326,7 @@ async function claimBatch(db: Queryable, batch: readonly PendingClaim[]): Promis
   let budgeted: string[];
   try {
     const rows = await db.query<{ c: ClaimAnswer[]; b: string[] }>(
-      claimStatement(db, "switchyard_claim_executes($1::jsonb)"),
+      claimStatement(db, "switchyard_claim_executes($1::jsonb)", "many"),
       [
         `[${batch.map((p) => p.text).join(",")}]`,
         batch.flatMap((p) => p.userId === null ? [] : [p.userId]),
