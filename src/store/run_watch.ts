@@ -3,7 +3,7 @@
  * (engine/turn_watch.ts): one statement for every turn the instance serves.
  */
 import type { Queryable } from "./db.ts";
-import { leaseUntil } from "./runs.ts";
+import { heldRunsInOrder, leaseUntil } from "./runs.ts";
 
 /** `supersede_seq` of each run; a run that is gone is absent from the answer. */
 export async function readSupersedeSeqs(
@@ -24,10 +24,10 @@ export async function renewClaims(
   now: Date,
   leaseMs?: number,
 ): Promise<string[]> {
+  // Locked in the order a claim batch locks them (runs.ts `heldRunsInOrder`).
   const rows = await db.query<{ id: string }>(
-    `UPDATE runs SET claim_expires = $3
-     FROM unnest($1::uuid[], $2::uuid[]) AS held (run_id, turn_id)
-     WHERE runs.id = held.run_id AND runs.current_turn = held.turn_id AND runs.state = 'running'
+    `WITH held AS (${heldRunsInOrder("'running'")})
+     UPDATE runs SET claim_expires = $3 FROM held WHERE runs.id = held.id
      RETURNING runs.id`,
     [held.map((h) => h.runId), held.map((h) => h.turnId), leaseUntil(now, leaseMs)],
   );

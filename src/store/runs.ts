@@ -191,6 +191,23 @@ export async function sessionGone(db: Queryable, sessionId: string): Promise<boo
 }
 
 /**
+ * The runs `$1` (uuid[]) held by the turns `$2` (uuid[], pairwise) whose
+ * state is among `states`, locked in their sessions' order: the order a claim
+ * batch locks runs in (migrations/functions/claims.sql). Locked in any other
+ * order, a statement over several runs and a claim batch over the same
+ * sessions could each hold a run the other waits for, and PostgreSQL breaks
+ * such a deadlock only after `deadlock_timeout` (a second by default): after a
+ * database restart, every session waiting on those runs waited that second.
+ */
+export const heldRunsInOrder = (states: string) =>
+  `SELECT runs.id FROM runs
+   JOIN unnest($1::uuid[], $2::uuid[]) AS held (run_id, turn_id)
+     ON runs.id = held.run_id AND runs.current_turn = held.turn_id
+   WHERE runs.state IN (${states})
+   ORDER BY runs.session_id, runs.id
+   FOR UPDATE OF runs`;
+
+/**
  * Ends turns that are over on their instance but whose own end was not
  * written (the store refused it): each run still held by its turn (running,
  * or in error) goes idle, its claim released; a run another request took
@@ -202,11 +219,10 @@ export async function endLostTurns(
   now: Date,
 ): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
-    `UPDATE runs SET state = 'idle', pause = NULL, claimed_by = NULL, claim_expires = NULL,
+    `WITH lost AS (${heldRunsInOrder("'running', 'error'")})
+     UPDATE runs SET state = 'idle', pause = NULL, claimed_by = NULL, claim_expires = NULL,
                      updated_at = $3
-     FROM unnest($1::uuid[], $2::uuid[]) AS lost (run_id, turn_id)
-     WHERE runs.id = lost.run_id AND runs.current_turn = lost.turn_id
-       AND runs.state IN ('running', 'error')
+     FROM lost WHERE runs.id = lost.id
      RETURNING runs.id`,
     [lost.map((l) => l.runId), lost.map((l) => l.turnId), now],
   );

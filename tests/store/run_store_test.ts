@@ -15,6 +15,7 @@ import {
 } from "../../src/store/run_admission.ts";
 import {
   CLAIM_LEASE_MS,
+  endLostTurns,
   findLiveRun,
   findRun,
   finishRun,
@@ -487,6 +488,30 @@ if (adminUrl) {
       const kinds = results.map((r) => r.kind).sort();
       assert.deepEqual(kinds, ["claimed", ...Array(11).fill("in_flight")]);
     });
+
+    for (
+      const [name, end] of [["ending lost turns", endLostTurns], [
+        "renewing leases",
+        renewClaims,
+      ]] as const
+    ) {
+      test(`${name} locks runs in the order a claim batch does: the two never deadlock`, async () => {
+        const sessions = [await newSession(a), await newSession(a)].sort();
+        const runs: RunRow[] = [];
+        for (const sessionId of sessions) runs.push(claimed(await execute(a, sessionId)).run);
+        let ending!: Promise<string[]>;
+        await b.transaction(async (tx) => {
+          // As a claim batch: the lower session's run first.
+          await tx.query("SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", [runs[0].id]);
+          // Named the other way round, they were locked in that order: the higher one first.
+          const held = runs.map((r) => ({ runId: r.id, turnId: r.current_turn! })).reverse();
+          ending = end(a, held, T0);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await tx.query("SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", [runs[1].id]);
+        });
+        assert.deepEqual((await ending).sort(), runs.map((r) => r.id).sort());
+      });
+    }
 
     test("of many parallel executes exactly one starts a run", async () => {
       const sessionId = await newSession(a);
