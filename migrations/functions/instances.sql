@@ -85,7 +85,10 @@ $$;
 -- goes idle with what was persisted, its cut is traced and announced; the
 -- budget reservations whose turn no longer holds its run (they no longer
 -- count: switchyard_reservation_live) and the rows of dead instances are
--- dropped. Returns how many runs were cut.
+-- dropped. Returns how many runs were cut. Only the runs it cuts are locked,
+-- in the order a claim batch locks them (its sessions' order): a live
+-- instance's turns never wait for a start, and the two never deadlock (which
+-- PostgreSQL would find only after `deadlock_timeout`, a second).
 CREATE OR REPLACE FUNCTION switchyard_reap_instances(me text, now_at timestamptz, sole boolean)
 RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -94,15 +97,16 @@ DECLARE
   cut integer := 0;
 BEGIN
   FOR r IN SELECT * FROM runs
-           WHERE state = 'running' AND claimed_by IS DISTINCT FROM me FOR UPDATE LOOP
-    IF sole OR switchyard_claim_lapsed(r, now_at) THEN
-      UPDATE runs SET state = 'idle', pause = NULL, claimed_by = NULL, claim_expires = NULL,
-                      supersede_seq = supersede_seq + 1, updated_at = now_at
-      WHERE id = r.id;
-      PERFORM switchyard_trace_lost_turn(r, now_at);
-      PERFORM pg_notify('switchyard_supersede', r.id::text || ':' || (r.supersede_seq + 1)::text);
-      cut := cut + 1;
-    END IF;
+           WHERE state = 'running' AND claimed_by IS DISTINCT FROM me
+             AND (sole OR switchyard_claim_lapsed(runs, now_at))
+           ORDER BY session_id, id
+           FOR UPDATE LOOP
+    UPDATE runs SET state = 'idle', pause = NULL, claimed_by = NULL, claim_expires = NULL,
+                    supersede_seq = supersede_seq + 1, updated_at = now_at
+    WHERE id = r.id;
+    PERFORM switchyard_trace_lost_turn(r, now_at);
+    PERFORM pg_notify('switchyard_supersede', r.id::text || ':' || (r.supersede_seq + 1)::text);
+    cut := cut + 1;
   END LOOP;
   DELETE FROM budget_ledger l
   WHERE NOT l.spent AND l.instance IS DISTINCT FROM me

@@ -513,6 +513,45 @@ if (adminUrl) {
       });
     }
 
+    test("an instance's start does not wait for a live instance's turn", async () => {
+      const live = `i-${uuidv7()}`;
+      await beat(a, live, later(9000));
+      const kept = claimed(await execute(a, await newSession(a), T0, live)).run;
+      let joined = false;
+      await b.transaction(async (tx) => {
+        // As the live instance's turn end would: its run locked until it commits.
+        await tx.query("SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", [kept.id]);
+        const joining = joinInstances(a, {
+          instance: `i-${uuidv7()}`,
+          now: later(10_000),
+          sole: false,
+        }).then(() => joined = true);
+        await Promise.race([joining, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      });
+      assert.equal(joined, true, "the start waited for a run it does not cut");
+      assert.equal((await findRun(a, kept.id))?.state, "running");
+    });
+
+    test("an instance's start cuts runs in the order a claim batch locks them: the two never deadlock", async () => {
+      const gone = `i-${uuidv7()}`;
+      await beat(a, gone, T0);
+      const sessions = [await newSession(a), await newSession(a)].sort();
+      // Claimed the higher session first, so a scan meets the runs in the other order.
+      const higher = claimed(await execute(a, sessions[1], T0, gone)).run;
+      const lower = claimed(await execute(a, sessions[0], T0, gone)).run;
+      let joining!: Promise<number>;
+      await b.transaction(async (tx) => {
+        // As a claim batch: the lower session's run first.
+        await tx.query("SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", [lower.id]);
+        joining = joinInstances(a, { instance: `i-${uuidv7()}`, now: later(10_000), sole: false });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await tx.query("SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", [higher.id]);
+      });
+      assert.ok((await joining) >= 2);
+      assert.equal((await findRun(a, lower.id))?.state, "idle");
+      assert.equal((await findRun(a, higher.id))?.state, "idle");
+    });
+
     test("of many parallel executes exactly one starts a run", async () => {
       const sessionId = await newSession(a);
       const results = await Promise.all(
