@@ -5,7 +5,10 @@
  * `POST /v1/chat/completions` answers buffered JSON, or server-sent events
  * when the body asks for `stream: true`, after `delayMs`, with stream chunks
  * `chunkGapMs` apart. The last request body is kept so the benchmark can
- * replay the very request the service sent.
+ * replay the very request the service sent. A buffered request with
+ * `x-bench-hold-ms` is held that long more, and its answer's `Server-Timing`
+ * gives the handler's time: the rest of the client's time is the transport
+ * after a pause, as a turn's client meets it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -109,6 +112,7 @@ export async function startChatProvider(
   const sockets = new Set<Socket>();
   let last: string | undefined;
   const server = createServer(async (req, res) => {
+    const received = performance.now();
     const body = await readBody(req);
     if (req.method === "GET" && req.url?.startsWith("/v1/models")) {
       res.writeHead(200, JSON_HEADERS);
@@ -127,7 +131,12 @@ export async function startChatProvider(
       await stream(res, current);
       return;
     }
-    res.writeHead(200, JSON_HEADERS);
+    const hold = Number(req.headers["x-bench-hold-ms"] ?? 0);
+    if (hold > 0) {
+      await sleep(hold);
+      const held = (performance.now() - received).toFixed(2);
+      res.writeHead(200, { ...JSON_HEADERS, "server-timing": `hold;dur=${held}` });
+    } else res.writeHead(200, JSON_HEADERS);
     res.end(answer(body));
   });
   server.on("connection", (socket: Socket) => {

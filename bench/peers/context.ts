@@ -22,6 +22,8 @@ export interface Bench {
   options: PeerOptions;
   provider: ProviderProcess;
   direct: Target;
+  /** The fake provider read directly, holding each answer about as long as a turn's handler. */
+  held: Target;
   portkey: Target;
   services: Service[];
 }
@@ -48,6 +50,8 @@ export interface Results {
   compat: Map<string, { added: Spread; perSecond: number }>;
   /** What the service's Server-Timing phases account for at concurrency 1, by service. */
   coverage: Map<string, Coverage>;
+  /** The held direct request's time less its handler's (p50), by client: the transport after a pause. */
+  afterPause: Map<string, number>;
 }
 
 /** The key of what `client` measured on the target named `name`. */
@@ -63,6 +67,7 @@ export const newResults = (): Results => ({
   floors: new Map(),
   coverage: new Map(),
   compat: new Map(),
+  afterPause: new Map(),
 });
 
 export const progress = (line: string) => process.stderr.write(`${line}\n`);

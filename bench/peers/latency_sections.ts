@@ -5,7 +5,7 @@
 import { spread } from "../measure.ts";
 import { type Bench, by, progress, type Results } from "./context.ts";
 import { loadClient } from "./load_client.ts";
-import { coverage } from "./server_timing.ts";
+import { coverage, parseServerTiming } from "./server_timing.ts";
 import { depthBreakdown } from "./latency.ts";
 import { closedLoop, forMs } from "./load.ts";
 import { ms, printTable, ratio, whole } from "./report.ts";
@@ -14,7 +14,8 @@ import { type PhaseScrape, phaseSpreads, scrapePhases } from "./phases.ts";
 
 export async function latencySection(b: Bench, r: Results): Promise<void> {
   const { blocks, perBlock } = b.options.latency;
-  const targets = [b.direct, b.portkey, ...b.services.map((s) => s.target)];
+  const targets = [b.direct, b.held, b.portkey, ...b.services.map((s) => s.target)];
+  const direct = (t: (typeof targets)[number]) => t === b.direct || t === b.held;
   await b.provider.setPace({ delayMs: 0 });
   const rows = [];
   for (const name of b.options.clients) {
@@ -38,6 +39,11 @@ export async function latencySection(b: Bench, r: Results): Promise<void> {
       const covered = coverage(run.times, run.timings, base.p50);
       if (covered) r.coverage.set(by(name, s.target.name), covered);
     }
+    const held = runs.get(b.held)!;
+    const transport = held.times.map((t, i) =>
+      t - (parseServerTiming(held.timings[i] ?? "").get("hold") ?? NaN)
+    ).filter(Number.isFinite);
+    if (transport.length > 0) r.afterPause.set(name, spread(transport).p50);
     const theirs = r.added.get(by(name, b.portkey.name))!;
     for (const t of targets) {
       const run = runs.get(t)!;
@@ -51,8 +57,8 @@ export async function latencySection(b: Bench, r: Results): Promise<void> {
         run.times.length,
         ms(own.p50),
         ms(own.p99),
-        t === b.direct ? "—" : ms(added.p50),
-        t === b.direct ? "—" : ms(added.p99),
+        direct(t) ? "—" : ms(added.p50),
+        direct(t) ? "—" : ms(added.p99),
         ours ? ratio(added.p50, theirs.p50) : "—",
         ours ? ratio(added.p99, theirs.p99) : "—",
         ms(run.cpuMsPerRequest),

@@ -262,13 +262,14 @@ export function printCoverage(b: Bench, r: Results): void {
         ms(c.unexplainedP50),
         ms(c.providerP50),
         ms(c.outsideP50),
+        ms(r.afterPause.get(client)),
         ms(c.directP50),
         each,
       ]);
     }
   }
   printTable(
-    "9. What the phases account for at concurrency 1, request by request: each answer's own Server-Timing header (the service's phases, the provider's left out) beside the time the client saw. Added: the request's time minus the direct request's p50 (table 1). Unexplained: added − the service's phases, per request. The provider's phases hold the service's own outbound HTTP client beside the provider's work: what they take beyond the direct request (the same call from the load generator) is time the service adds inside a phase, counted in the column after the phases alone (per request: 1 − outside / added). Outside every phase: the request's time minus all its phases (the provider's included): before the handler starts and after the header is written (the runtime's HTTP layer both ways, the network, the client's reading), to be set beside the direct request's own whole time (the same transport, plus the provider's work)",
+    "9. What the phases account for at concurrency 1, request by request: each answer's own Server-Timing header (the service's phases, the provider's left out) beside the time the client saw. Added: the request's time minus the direct request's p50 (table 1). Unexplained: added − the service's phases, per request. The provider's phases hold the service's own outbound HTTP client beside the provider's work: what they take beyond the direct request (the same call from the load generator) is time the service adds inside a phase, counted in the column after the phases alone (per request: 1 − outside / added). Outside every phase: the request's time minus all its phases (the provider's included): before the handler starts and after the header is written (the runtime's HTTP layer both ways, the network, the client's reading), to be set beside the same transport after a pause (the fake provider holding its answer about as long as a turn takes, while the client waits idle: what waking both ends costs this machine) and the direct request's own whole time (the same transport, plus the provider's work)",
     [
       "store",
       "client",
@@ -281,6 +282,7 @@ export function printCoverage(b: Bench, r: Results): void {
       "unexplained p50 ms",
       "provider phases p50 ms",
       "outside every phase p50 ms",
+      `the same after a pause: ${b.held.name}, its time − the provider's handler, p50 ms`,
       "direct request p50 ms",
       "each phase's p50 ms (the service's own)",
     ],

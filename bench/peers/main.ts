@@ -37,6 +37,9 @@ import { type CommitFloor, diskSyncFloor, postgresCommitFloor } from "./commit_f
 import { loadClient, readNodeVersion } from "./load_client.ts";
 import { directTarget, portkeyTarget, serviceTarget } from "./targets.ts";
 
+/** About a turn's time in the service at concurrency 1: the client and the provider both idle meanwhile. */
+const HOLD_MS = 3;
+
 const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
 /** Idle memory is read this long after the service answered and a user signed in. */
 const SETTLE_MS = 1000;
@@ -119,6 +122,7 @@ try {
     options,
     provider,
     direct: directTarget(provider.pid, provider.url, body),
+    held: directTarget(provider.pid, provider.url, body, HOLD_MS),
     portkey: portkeyTarget(pkName, portkey.pid, portkey.url, provider.url, body),
     services,
   };

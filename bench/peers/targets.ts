@@ -144,11 +144,19 @@ export function chatTarget(
   };
 }
 
-export const directTarget = (pid: number, providerUrl: string, body: string) =>
-  chatTarget("fake provider, direct", pid, providerUrl, {
-    "content-type": "application/json",
-    authorization: `Bearer ${PROVIDER_KEY}`,
-  }, body);
+/** The fake provider read directly; `holdMs`: holding each answer that long (chat_provider.ts). */
+export const directTarget = (pid: number, providerUrl: string, body: string, holdMs = 0) =>
+  chatTarget(
+    holdMs === 0 ? "fake provider, direct" : `fake provider, direct, held ${holdMs} ms`,
+    pid,
+    providerUrl,
+    {
+      "content-type": "application/json",
+      authorization: `Bearer ${PROVIDER_KEY}`,
+      ...(holdMs === 0 ? {} : { "x-bench-hold-ms": String(holdMs) }),
+    },
+    body,
+  );
 
 export const portkeyTarget = (
   name: string,

@@ -13,7 +13,8 @@ import { after, before, describe, test } from "node:test";
 import { denoClient, type LoadClient, nodeClient } from "../../bench/peers/load_client.ts";
 import { readOptions } from "../../bench/peers/options.ts";
 import { coverage, parseServerTiming } from "../../bench/peers/server_timing.ts";
-import { sendWire, type Target, type Wire } from "../../bench/peers/targets.ts";
+import { directTarget, sendWire, type Target, type Wire } from "../../bench/peers/targets.ts";
+import { BENCH_MODEL, startChatProvider } from "../../bench/chat_provider.ts";
 
 const TIMING = "auth;dur=1.00, claim;dur=2.50, provider_connect;dur=0.75, write;dur=3.00";
 
@@ -157,5 +158,23 @@ describe("bench:peers options", () => {
     assert.equal(d.runs, 2);
     assert.throws(() => readOptions(["--client=curl"], {}), /--client/);
     assert.throws(() => readOptions(["--runs=0"], {}), /--runs/);
+  });
+});
+
+describe("the benchmarks' fake provider", () => {
+  test("holds a request that asks it to, and gives its handler's time; others answer at once, without it", async () => {
+    const provider = await startChatProvider();
+    try {
+      const body = JSON.stringify({
+        model: BENCH_MODEL,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      const held = directTarget(process.pid, provider.url, body, 30);
+      const hold = parseServerTiming(await held.buffered("") ?? "").get("hold");
+      assert.ok(hold !== undefined && hold >= 30, `held for ${hold} ms`);
+      assert.equal(await directTarget(process.pid, provider.url, body).buffered(""), null);
+    } finally {
+      await provider.close();
+    }
   });
 });
