@@ -11,20 +11,12 @@ import {
   executeClaimer,
   type ExecuteClaimRequest,
 } from "../../src/store/run_admission.ts";
-import { insertSession } from "../../src/store/sessions.ts";
 import { insertToken } from "../../src/store/tokens.ts";
-import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
 import { promptClaim } from "../support/prompt_claim.ts";
+import { newSession } from "../support/turn_end.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
-
-async function newSession(db: Db): Promise<{ id: string; userId: string }> {
-  const userId = uuidv7();
-  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
-  const id = (await insertSession(db, { id: uuidv7(), userId, title: "claims", now: T0 })).id;
-  return { id, userId };
-}
 
 /** A plaintext turn's claim: its prompt, a trace event of it, and the reading. */
 function turnClaim(
@@ -64,7 +56,7 @@ for (const store of storesUnderTest(process.env)) {
 
     test("claims of different sessions that wait for the one in flight share a transaction", async () => {
       const claimer = executeClaimer(db);
-      const sessions = await Promise.all([1, 2, 3, 4, 5].map(() => newSession(db)));
+      const sessions = await Promise.all([1, 2, 3, 4, 5].map(() => newSession(db, T0)));
       const results = (await Promise.all(
         sessions.map((s, k) => claimer.claim(turnClaim(s, `prompt ${k}`))),
       )).map(claimed);
@@ -90,7 +82,7 @@ for (const store of storesUnderTest(process.env)) {
     test("claims that check their token, in one batch: each refused or taken as alone, a refusal writing nothing", async () => {
       const claimer = executeClaimer(db);
       const [good, revoked, expired, wrong, foreign, sealed] = await Promise.all(
-        [1, 2, 3, 4, 5, 6].map(() => newSession(db)),
+        [1, 2, 3, 4, 5, 6].map(() => newSession(db, T0)),
       );
       await db.query("UPDATE sessions SET key_id = 'k1' WHERE id = $1", [sealed.id]);
       const token = async (s: { userId: string }, expiresAt = new Date(T0.getTime() + 60_000)) => {
@@ -110,7 +102,7 @@ for (const store of storesUnderTest(process.env)) {
       const sessions = [good, revoked, expired, wrong, foreign, sealed];
       // A claim alone first, so the next ones wait for it and go in one batch.
       const [_, ...answers] = await Promise.all([
-        claimer.claim(turnClaim(await newSession(db), "first")),
+        claimer.claim(turnClaim(await newSession(db, T0), "first")),
         ...sessions.map((s, k) => claimer.claim({ ...turnClaim(s, `p${k}`), auth: auths[k] })),
       ]);
       claimed(answers[0]);
@@ -136,7 +128,7 @@ for (const store of storesUnderTest(process.env)) {
     test("a batch answers each claim as alone: history, a supersede, a refusal, no records", async () => {
       const claimer = executeClaimer(db);
       const [first, told, paused, running, bare] = await Promise.all(
-        [1, 2, 3, 4, 5].map(() => newSession(db)),
+        [1, 2, 3, 4, 5].map(() => newSession(db, T0)),
       );
       const cache = new HistoryCache();
       const earlier = claimed(await claimForExecute(db, turnClaim(told, "m1", cache)));
@@ -189,8 +181,8 @@ for (const store of storesUnderTest(process.env)) {
 
     test("two claims of one session in one batch: exactly one wins, the other is in flight", async () => {
       const claimer = executeClaimer(db);
-      const first = await newSession(db);
-      const contested = await newSession(db);
+      const first = await newSession(db, T0);
+      const contested = await newSession(db, T0);
       const [alone, a, b] = await Promise.all([
         claimer.claim(turnClaim(first, "alone")),
         claimer.claim(turnClaim(contested, "a")),
@@ -219,7 +211,7 @@ for (const store of storesUnderTest(process.env)) {
 
     test("a claim that fails fails alone: the rest of its batch is claimed", async () => {
       const claimer = executeClaimer(db);
-      const sessions = await Promise.all([1, 2, 3].map(() => newSession(db)));
+      const sessions = await Promise.all([1, 2, 3].map(() => newSession(db, T0)));
       const gone = { id: uuidv7(), userId: sessions[0].userId };
       const settled = await Promise.allSettled([
         claimer.claim(turnClaim(sessions[0], "alone")),
@@ -241,7 +233,7 @@ for (const store of storesUnderTest(process.env)) {
     });
 
     test("a refused claim gives its messages' seqs back: the next prompt follows the last one", async () => {
-      const session = await newSession(db);
+      const session = await newSession(db, T0);
       const cache = new HistoryCache();
       const one = claimed(await claimForExecute(db, turnClaim(session, "one", cache)));
       const refused = await claimForExecute(db, turnClaim(session, "two", cache));
@@ -258,7 +250,7 @@ for (const store of storesUnderTest(process.env)) {
         async () => {
           const claimer = executeClaimer(db);
           const other = await opened.reopen!();
-          const [lone, s1, s2] = (await Promise.all([1, 2, 3].map(() => newSession(db))))
+          const [lone, s1, s2] = (await Promise.all([1, 2, 3].map(() => newSession(db, T0))))
             .sort((a, b) => a.id < b.id ? -1 : 1);
           const running = claimed(await claimForExecute(db, turnClaim(s1, "in flight")));
           let holding!: () => void;
@@ -290,7 +282,7 @@ for (const store of storesUnderTest(process.env)) {
     }
 
     test("a claim on a session that is not there fails as the session's key did", async () => {
-      const session = await newSession(db);
+      const session = await newSession(db, T0);
       await assert.rejects(
         claimForExecute(db, { ...turnClaim(session, "x"), sessionId: uuidv7() }),
       );

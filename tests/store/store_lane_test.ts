@@ -8,17 +8,14 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
-import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db, Queryable } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { claimForExecute, executeClaimer } from "../../src/store/run_admission.ts";
-import { insertSession } from "../../src/store/sessions.ts";
+import { executeClaimer } from "../../src/store/run_admission.ts";
 import { type StoreLane, storeLane } from "../../src/store/store_lane.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
-import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
 import { promptClaim } from "../support/prompt_claim.ts";
-import { type Turn, turnEnd } from "../support/turn_end.ts";
+import { claimedTurn, newSession, transactionsWriting, turnEnd } from "../support/turn_end.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
 
@@ -103,29 +100,6 @@ function counting(db: Db): Queryable & { driver: Db["driver"]; most(): number } 
   };
 }
 
-async function newSession(db: Db): Promise<{ id: string; userId: string }> {
-  const userId = uuidv7();
-  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
-  const id = (await insertSession(db, { id: uuidv7(), userId, title: "lane", now: T0 })).id;
-  return { id, userId };
-}
-
-async function claimedTurn(db: Db): Promise<Turn> {
-  const session = await newSession(db);
-  const turn = { sessionId: session.id, runId: uuidv7(), turnId: uuidv7() };
-  assert.equal((await claimForExecute(db, { ...turn, instance: "i1", now: T0 })).kind, "claimed");
-  return turn;
-}
-
-/** How many transactions wrote these rows (each keeps its writer's id). */
-async function transactions(db: Db, table: string, sessions: readonly string[]): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT xmin::text)::int AS n FROM ${table} WHERE session_id = ANY ($1::uuid[])`,
-    [sessions],
-  );
-  return rows[0].n;
-}
-
 for (const store of storesUnderTest(process.env)) {
   describe(`claims and turn ends on one lane on ${store.name}`, () => {
     let db: Db;
@@ -139,8 +113,8 @@ for (const store of storesUnderTest(process.env)) {
 
     /** Four claims and four turn ends asked for at once; the most statements in flight. */
     async function claimsAndEnds(lanes: [StoreLane, StoreLane]) {
-      const fresh = await Promise.all([1, 2, 3, 4].map(() => newSession(db)));
-      const ending = await Promise.all([1, 2, 3, 4].map(() => claimedTurn(db)));
+      const fresh = await Promise.all([1, 2, 3, 4].map(() => newSession(db, T0)));
+      const ending = await Promise.all([1, 2, 3, 4].map(() => claimedTurn(db, T0)));
       const counted = counting(db);
       const claimer = executeClaimer(counted, lanes[0]);
       const writer = turnWriter(counted, lanes[1]);
@@ -152,8 +126,12 @@ for (const store of storesUnderTest(process.env)) {
       for (const w of written) assert.deepEqual(w, { moved: true, messageSeqs: [1, 2] });
       return {
         most: counted.most(),
-        claimTransactions: await transactions(db, "runs", fresh.map((s) => s.id)),
-        writeTransactions: await transactions(db, "usage_events", ending.map((t) => t.sessionId)),
+        claimTransactions: await transactionsWriting(db, "runs", fresh.map((s) => s.id)),
+        writeTransactions: await transactionsWriting(
+          db,
+          "usage_events",
+          ending.map((t) => t.sessionId),
+        ),
       };
     }
 

@@ -9,41 +9,29 @@ import { after, before, describe, test } from "node:test";
 import { uuidv7 } from "../../src/platform/ids.ts";
 import type { Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { claimForExecute } from "../../src/store/run_admission.ts";
 import { findRun } from "../../src/store/runs.ts";
 import { listHistory as listMessages } from "../../src/store/messages.ts";
-import { deleteSession, insertSession } from "../../src/store/sessions.ts";
+import { deleteSession } from "../../src/store/sessions.ts";
 import { appendTraceEvents, listTraceEvents } from "../../src/store/traces.ts";
 import { turnWriter } from "../../src/store/turn_writer.ts";
 import { turnDocument } from "../../src/store/turn_writes.ts";
 import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
-import { insertUserWithKey } from "../../src/store/users.ts";
 import { storesUnderTest } from "../support/databases.ts";
-import { type Turn, turnEnd as turnEndAt } from "../support/turn_end.ts";
+import {
+  claimedTurn,
+  transactionsWriting,
+  type Turn,
+  turnEnd as turnEndAt,
+} from "../support/turn_end.ts";
 
 const T0 = new Date("2026-03-01T10:00:00.000Z");
 const turnEnd = (t: Turn, reply?: string) => turnEndAt(t, T0, reply);
 
-async function claimedTurn(db: Db): Promise<Turn> {
-  const userId = uuidv7();
-  await insertUserWithKey(db, { id: userId, keyHash: "x", now: T0 });
-  const sessionId = (await insertSession(db, { id: uuidv7(), userId, title: "t", now: T0 })).id;
-  const turn = { sessionId, runId: uuidv7(), turnId: uuidv7() };
-  const claim = await claimForExecute(db, { ...turn, instance: "i1", now: T0 });
-  assert.equal(claim.kind, "claimed");
-  return turn;
-}
-
 const noIndex = <T extends { messageIndex?: number }>({ messageIndex: _, ...e }: T) => e;
 
-/** How many transactions wrote these sessions' messages (each row keeps its writer's id). */
-async function transactionsOf(db: Db, sessions: readonly string[]): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    "SELECT count(DISTINCT xmin::text)::int AS n FROM messages WHERE session_id = ANY ($1::uuid[])",
-    [sessions],
-  );
-  return rows[0].n;
-}
+/** How many transactions wrote these sessions' messages. */
+const transactionsOf = (db: Db, sessions: readonly string[]) =>
+  transactionsWriting(db, "messages", sessions);
 
 for (const store of storesUnderTest(process.env)) {
   describe(`group commit on ${store.name}`, () => {
@@ -57,7 +45,7 @@ for (const store of storesUnderTest(process.env)) {
     after(() => opened.dispose());
 
     test("turns ending during a write share the next transaction, each answered as alone", async () => {
-      const turns = await Promise.all(Array.from({ length: 9 }, () => claimedTurn(db)));
+      const turns = await Promise.all(Array.from({ length: 9 }, () => claimedTurn(db, T0)));
       const writer = turnWriter(db);
       // The first finds the writer free and goes alone; the eight others end while it is in flight.
       const written = await Promise.all(turns.map((t) => writer.write(...turnEnd(t))));
@@ -78,7 +66,7 @@ for (const store of storesUnderTest(process.env)) {
 
     test("cache reads and writes are stored, alone, in a batch and by a direct insert", async () => {
       const turns = await Promise.all(
-        Array.from({ length: 4 }, () => claimedTurn(db)),
+        Array.from({ length: 4 }, () => claimedTurn(db, T0)),
       );
       const writer = turnWriter(db);
       const cached = (t: Turn, k: number): ReturnType<typeof turnEnd> => {
@@ -104,7 +92,7 @@ for (const store of storesUnderTest(process.env)) {
         ]);
       }
       // Not reported: NULL, never 0.
-      const plain = await claimedTurn(db);
+      const plain = await claimedTurn(db, T0);
       await writer.write(...turnEnd(plain));
       const [row] = await listUsageEvents(db, plain.sessionId);
       assert.deepEqual([row.cached_tokens, row.cache_write_tokens], [
@@ -114,7 +102,11 @@ for (const store of storesUnderTest(process.env)) {
     });
 
     test("a superseded turn in a batch is told so and its reply is interrupted; the others move", async () => {
-      const [a, b, c] = await Promise.all([claimedTurn(db), claimedTurn(db), claimedTurn(db)]);
+      const [a, b, c] = await Promise.all([
+        claimedTurn(db, T0),
+        claimedTurn(db, T0),
+        claimedTurn(db, T0),
+      ]);
       const writer = turnWriter(db);
       const stale = { ...b, turnId: uuidv7() };
       const written = await Promise.all([a, stale, c].map((t) => writer.write(...turnEnd(t))));
@@ -127,7 +119,7 @@ for (const store of storesUnderTest(process.env)) {
     });
 
     test("two turns of one session in a batch take their seqs in the order they ended", async () => {
-      const [first, other] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
+      const [first, other] = await Promise.all([claimedTurn(db, T0), claimedTurn(db, T0)]);
       const writer = turnWriter(db);
       const [, records] = turnEnd(first, "late part");
       const written = await Promise.all([
@@ -141,7 +133,7 @@ for (const store of storesUnderTest(process.env)) {
     });
 
     test("a turn whose records fail fails alone: the others of its batch are committed", async () => {
-      const turns = await Promise.all(Array.from({ length: 5 }, () => claimedTurn(db)));
+      const turns = await Promise.all(Array.from({ length: 5 }, () => claimedTurn(db, T0)));
       const writer = turnWriter(db);
       const [move, records] = turnEnd(turns[2]);
       // A message of another session in a turn's records: it gets no seq, and the write fails.
@@ -163,12 +155,12 @@ for (const store of storesUnderTest(process.env)) {
         assert.equal((await listMessages(db, turns[k].sessionId)).length, 2);
       }
       // The writer goes on after a failed batch.
-      const next = await claimedTurn(db);
+      const next = await claimedTurn(db, T0);
       assert.deepEqual(await writer.write(...turnEnd(next)), { moved: true, messageSeqs: [1, 2] });
     });
 
     test("deleting a session deletes its messages, trace and usage; a turn after it fails alone", async () => {
-      const [gone, kept] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
+      const [gone, kept] = await Promise.all([claimedTurn(db, T0), claimedTurn(db, T0)]);
       const writer = turnWriter(db);
       await writer.write(...turnEnd(gone));
       const owner = await db.query<{ user_id: string }>(
@@ -202,7 +194,7 @@ for (const store of storesUnderTest(process.env)) {
       await assert.rejects(appendTraceEvents(db, orphan.trace), { code: "23503" });
       await assert.rejects(appendUsageEvent(db, records.usage[0]), { code: "23503" });
       // A turn whose records also name the deleted session: the write holds it, and fails whole.
-      const mixed = await claimedTurn(db);
+      const mixed = await claimedTurn(db, T0);
       const [move, own] = turnEnd(mixed);
       await assert.rejects(
         writer.write(move, { ...own, trace: [...own.trace, ...orphan.trace] }),
@@ -219,7 +211,7 @@ for (const store of storesUnderTest(process.env)) {
     });
 
     test("a turn whose session was deleted under it fails as a key would, alone; its calls are still settled", async () => {
-      const [gone, kept] = await Promise.all([claimedTurn(db), claimedTurn(db)]);
+      const [gone, kept] = await Promise.all([claimedTurn(db, T0), claimedTurn(db, T0)]);
       const owner = await db.query<{ user_id: string }>(
         "SELECT user_id FROM sessions WHERE id = $1",
         [gone.sessionId],
@@ -259,7 +251,7 @@ for (const store of storesUnderTest(process.env)) {
     if (store.name === "PostgreSQL") {
       test("every answered turn is there after the writer's connections are killed", async () => {
         const other = await opened.reopen!();
-        const turns = await Promise.all(Array.from({ length: 12 }, () => claimedTurn(db)));
+        const turns = await Promise.all(Array.from({ length: 12 }, () => claimedTurn(db, T0)));
         const writer = turnWriter(db);
         const answered: Turn[] = [];
         const writes = turns.map((t) =>
