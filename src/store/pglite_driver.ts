@@ -2,6 +2,7 @@ import { parse, PGlite, protocol, type Results } from "@electric-sql/pglite";
 import type { Db } from "./db.ts";
 import { oneConnection } from "./one_connection.ts";
 import { durabilityParams, SyncedNodeFS } from "./pglite_fsync.ts";
+import { HostNodeFS } from "./pglite_host_fs.ts";
 import { fromTemplate } from "./pglite_template.ts";
 
 /**
@@ -57,7 +58,7 @@ export async function createPglite(
   const { dataDirTemplate, ...modules } = assets ?? {};
   const fsync = options.fsync === true && path !== "memory://";
   return await PGlite.create({
-    ...(path === "memory://" ? {} : fsync ? { fs: new SyncedNodeFS(path) } : { dataDir: path }),
+    ...(path === "memory://" ? {} : { fs: fsync ? new SyncedNodeFS(path) : new HostNodeFS(path) }),
     ...await fromTemplate(path, dataDirTemplate),
     ...modules,
     startParams: durabilityParams(START_PARAMS, fsync),

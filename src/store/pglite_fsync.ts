@@ -9,7 +9,8 @@
  */
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
-import { NodeFS } from "@electric-sql/pglite/nodefs";
+import type { NodeFS } from "@electric-sql/pglite/nodefs";
+import { type EmscriptenModule, HostNodeFS, withPreRun } from "./pglite_host_fs.ts";
 
 /** PostgreSQL's settings for each choice; PGlite's own start parameters carry `-F`. */
 export function durabilityParams(params: readonly string[], fsync: boolean): string[] {
@@ -19,20 +20,6 @@ export function durabilityParams(params: readonly string[], fsync: boolean): str
     ...["fsync=on", "synchronous_commit=on", "wal_sync_method=fsync", "full_page_writes=on"]
       .flatMap((s) => ["-c", s]),
   ];
-}
-
-/** Emscripten's file streams, as far as a sync needs them. */
-interface Stream {
-  /** The host file descriptor NODEFS opened (directories have none). */
-  nfd?: number;
-  node: unknown;
-}
-interface EmscriptenModule {
-  NODEFS: {
-    stream_ops: { fsync?: (stream: Stream) => number };
-    realPath(node: unknown): string;
-  };
-  FS: { ErrnoError: new (errno: number) => Error };
 }
 
 /**
@@ -55,7 +42,7 @@ export function syncDirectory(path: string): void {
 const EIO = 29;
 
 /** A data directory on the host's file system whose syncs reach the disk. */
-export class SyncedNodeFS extends NodeFS {
+export class SyncedNodeFS extends HostNodeFS {
   /** `onSync` hears of each sync (tests). */
   constructor(dataDir: string, private readonly onSync: () => void = () => {}) {
     super(dataDir);
@@ -80,12 +67,6 @@ export class SyncedNodeFS extends NodeFS {
         }
       };
     };
-    const preRun = [emscriptenOpts.preRun ?? []].flat() as ((mod: unknown) => void)[];
-    return {
-      emscriptenOpts: {
-        ...emscriptenOpts,
-        preRun: [...preRun, synced as (mod: unknown) => void],
-      },
-    };
+    return { emscriptenOpts: withPreRun(emscriptenOpts, synced) };
   }
 }
