@@ -66,48 +66,50 @@ describe("seeks to a file's end in the embedded store's file system", () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-host-fs-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("read the size by path, as it is at each seek, while the path names the same file", () => {
-    const path = join(dir, "relation");
-    writeFileSync(path, new Uint8Array(8192));
+  /** A file of `bytes` bytes open on a stream of a module whose seeks are sized by path. */
+  const sizedFile = (name: string, bytes: number) => {
+    const path = join(dir, name);
+    writeFileSync(path, new Uint8Array(bytes));
     const node = { mode: FILE_MODE };
     const { mod, asked } = fakeModule(new Map([[node, path]]));
     sizeSeeksByPath(mod, hostStat);
     const stream: Stream = { nfd: openSync(path, "r+"), node };
+    const seek = (offset: number, whence: number) =>
+      mod.NODEFS.stream_ops.llseek(stream, offset, whence);
+    return { path, asked, seek, close: () => closeSync(stream.nfd!) };
+  };
+
+  test("read the size by path, as it is at each seek, while the path names the same file", () => {
+    const { path, asked, seek, close } = sizedFile("relation", 8192);
     try {
-      assert.equal(mod.NODEFS.stream_ops.llseek(stream, 0, SEEK_END), 8192);
+      assert.equal(seek(0, SEEK_END), 8192);
       appendFileSync(path, new Uint8Array(8192));
-      assert.equal(mod.NODEFS.stream_ops.llseek(stream, 0, SEEK_END), 16384);
-      assert.equal(mod.NODEFS.stream_ops.llseek(stream, -8192, SEEK_END), 8192);
+      assert.equal(seek(0, SEEK_END), 16384);
+      assert.equal(seek(-8192, SEEK_END), 8192);
       assert.deepEqual(asked, [], "the descriptor was asked");
-      assert.throws(() => mod.NODEFS.stream_ops.llseek(stream, -16385, SEEK_END), /errno 28/);
+      assert.throws(() => seek(-16385, SEEK_END), /errno 28/);
       // Any other seek is the module's own.
-      assert.equal(mod.NODEFS.stream_ops.llseek(stream, 5, SEEK_SET), 5);
+      assert.equal(seek(5, SEEK_SET), 5);
       assert.deepEqual(asked, [SEEK_SET]);
     } finally {
-      closeSync(stream.nfd!);
+      close();
     }
   });
 
   test("ask the descriptor once the path names another file, or none", () => {
-    const path = join(dir, "replaced");
-    writeFileSync(path, new Uint8Array(100));
-    const node = { mode: FILE_MODE };
-    const { mod, asked } = fakeModule(new Map([[node, path]]));
-    sizeSeeksByPath(mod, hostStat);
-    const nfd = openSync(path, "r+");
-    const stream: Stream = { nfd, node };
+    const { path, asked, seek, close } = sizedFile("replaced", 100);
     try {
-      assert.equal(mod.NODEFS.stream_ops.llseek(stream, 0, SEEK_END), 100);
+      assert.equal(seek(0, SEEK_END), 100);
       // Another file renamed over the path: the descriptor still holds the first one.
       writeFileSync(join(dir, "other"), new Uint8Array(300));
       renameSync(join(dir, "other"), path);
-      mod.NODEFS.stream_ops.llseek(stream, 0, SEEK_END);
+      seek(0, SEEK_END);
       assert.deepEqual(asked, [SEEK_END], "the path's other file was taken for the descriptor's");
       unlinkSync(path);
-      assert.throws(() => mod.NODEFS.stream_ops.llseek(stream, 0, SEEK_END));
+      assert.throws(() => seek(0, SEEK_END));
       assert.deepEqual(asked, [SEEK_END, SEEK_END]);
     } finally {
-      closeSync(nfd);
+      close();
     }
   });
 
