@@ -15,6 +15,12 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly driver: "pglite" | "postgres";
+  /**
+   * Whether a commit that did not wait for its WAL's flush reaches the disk
+   * within moments without another commit (unsynced_commit.ts): a server's
+   * WAL writer, or the embedded store's thread flushing after it.
+   */
+  readonly flushesUnsyncedCommits?: boolean;
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -98,6 +98,8 @@ export async function openPgliteThread(
   const vacuuming = keepVacuuming(db, options.vacuums ?? VACUUMS, options.onMaintenance);
   return {
     ...db,
+    // The worker flushes after each statement that committed unsynced.
+    flushesUnsyncedCommits: true,
     async close() {
       checkpointing.stop();
       vacuuming.stop();

@@ -11,6 +11,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { collectAllGarbage } from "../platform/collect_garbage.ts";
 import { createPglite, JSON_TYPES, preparedQueries } from "./pglite_driver.ts";
 import type { StoreReply, StoreRequest } from "./pglite_thread.ts";
+import { FLUSH_WAL, UNSYNCED_COMMIT } from "./unsynced_commit.ts";
 
 declare const self: {
   onmessage: ((event: MessageEvent<StoreRequest>) => void) | null;
@@ -49,6 +50,25 @@ function abandon(pg: PGlite): void {
 
 let db: PGlite | null = null;
 let query: ReturnType<typeof preparedQueries>;
+/** A statement committed unsynced since the WAL was last flushed here. */
+let unflushed = false;
+
+/**
+ * Flushes what an unsynced commit left once no transaction is open, after its
+ * answer went back: the request thread goes on meanwhile, and the next
+ * statement waits for the flush as for any statement before it. A flush that
+ * fails leaves its fault to the next statement, whose answer carries it.
+ */
+async function flushUnsynced(text: string): Promise<void> {
+  if (text.includes(UNSYNCED_COMMIT)) unflushed = true;
+  try {
+    if (!unflushed || db === null || db.isInTransaction()) return;
+    unflushed = false;
+    await query(FLUSH_WAL);
+  } catch {
+    unflushed = true;
+  }
+}
 
 self.onmessage = async ({ data: request }) => {
   try {
@@ -67,7 +87,8 @@ self.onmessage = async ({ data: request }) => {
       case "query": {
         const { rows, fields } = await query(request.text, request.params);
         const json = fields.filter((f) => JSON_TYPES.has(f.dataTypeID)).map((f) => f.name);
-        return self.postMessage({ id: request.id, rows, ...(json.length > 0 ? { json } : {}) });
+        self.postMessage({ id: request.id, rows, ...(json.length > 0 ? { json } : {}) });
+        return await flushUnsynced(request.text);
       }
       case "exec":
         await db!.exec(request.text);

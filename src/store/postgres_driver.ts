@@ -206,6 +206,7 @@ export function openPostgres(url: string, options: PostgresOptions): Db {
   let direct = wrap(sql, sql);
   return {
     driver: "postgres",
+    flushesUnsyncedCommits: true,
     query: (text, params) => direct.query(text, params),
     exec: (text) => direct.exec(text),
     transaction: async (fn) => {

@@ -11,7 +11,7 @@
  * transaction these functions open.
  */
 import { ServiceError } from "../core/errors.ts";
-import type { Queryable } from "./db.ts";
+import type { Db, Queryable } from "./db.ts";
 import { retryOnConflict } from "./conflict_retry.ts";
 import { type HandoffSlot, openHandoffSlot } from "./run_handoffs.ts";
 import { lapsedColumn, leaseUntil, RUN_COLUMNS, type RunRow } from "./runs.ts";
@@ -23,6 +23,7 @@ import { notifySuperseded } from "./supersede_signal.ts";
 import { type NewTraceEvent, traceRecord } from "./traces.ts";
 import { inTransaction, isUniqueViolation } from "./transaction.ts";
 import { recordsDocument, type TurnRecords } from "./turn_writes.ts";
+import { UNSYNCED_COMMIT } from "./unsynced_commit.ts";
 
 export interface ClaimRequest {
   sessionId: string;
@@ -230,20 +231,9 @@ interface Answered {
   budgeted: string[];
 }
 
-/**
- * On PostgreSQL a claim's transaction (an execute's or a continue's) commits
- * without waiting for its WAL to reach the disk: the turn's end is written
- * later with a synced commit, whose flush covers the claim before anything is
- * acknowledged, and a claim lost in a crash of the server belonged to a turn
- * never answered. Every other write keeps its synced commit. The embedded
- * store runs in the service's process: WAL it has not flushed dies with a
- * killed process, so there the claim stays synced. The expression to put in
- * the claim's statement, or null.
- */
+/** The expression that makes a claim's commit unsynced (unsynced_commit.ts), or null. */
 function asyncCommit(db: Queryable): string | null {
-  return (db as { driver?: string }).driver === "postgres"
-    ? "set_config('synchronous_commit', 'off', true)"
-    : null;
+  return (db as Partial<Db>).flushesUnsyncedCommits === true ? UNSYNCED_COMMIT : null;
 }
 
 /**

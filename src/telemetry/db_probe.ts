@@ -37,6 +37,7 @@ export function instrumentDb(db: Db, m: Instruments, poolMax: number): Db {
   });
   return {
     driver: db.driver,
+    flushesUnsyncedCommits: db.flushesUnsyncedCommits,
     ...timed(db, true),
     async transaction(fn) {
       const started = performance.now();

@@ -12,6 +12,7 @@ import {
   type ExecuteClaimRequest,
 } from "../../src/store/run_admission.ts";
 import { insertToken } from "../../src/store/tokens.ts";
+import { UNSYNCED_COMMIT } from "../../src/store/unsynced_commit.ts";
 import { storesUnderTest } from "../support/databases.ts";
 import { promptClaim } from "../support/prompt_claim.ts";
 import { newSession } from "../support/turn_end.ts";
@@ -293,6 +294,28 @@ for (const store of storesUnderTest(process.env)) {
         instance: "i1",
         now: T0,
       }));
+    });
+
+    test("a claim, alone or batched, commits unsynced, and the store flushes it by itself", async () => {
+      assert.equal(db.flushesUnsyncedCommits, true);
+      const sent: string[] = [];
+      const watched: Db = {
+        ...db,
+        query: (text, params) => (sent.push(text), db.query(text, params)),
+      };
+      const claimer = executeClaimer(watched);
+      const sessions = await Promise.all([1, 2, 3].map(() => newSession(db, T0)));
+      for (const c of await Promise.all(sessions.map((s) => claimer.claim(turnClaim(s, "x"))))) {
+        claimed(c);
+      }
+      assert.equal(sent.length, 2, "one claim alone, then the two that waited for it");
+      for (const text of sent) assert.ok(text.includes(UNSYNCED_COMMIT), text);
+      if (store.name === "PGlite") {
+        const [wal] = await db.query<{ behind: boolean }>(
+          "SELECT pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() AS behind",
+        );
+        assert.equal(wal.behind, false, "the claims' WAL was left unflushed");
+      }
     });
   });
 }

@@ -12,6 +12,7 @@ import type { Db } from "../../src/store/db.ts";
 import { checkpointDue } from "../../src/store/pglite_checkpoints.ts";
 import { openPgliteThread } from "../../src/store/pglite_thread.ts";
 import { isUniqueViolation } from "../../src/store/transaction.ts";
+import { UNSYNCED_COMMIT } from "../../src/store/unsynced_commit.ts";
 
 describe("PGlite on its own thread", () => {
   let db: Db;
@@ -95,6 +96,35 @@ describe("PGlite on its own thread", () => {
       }
     });
   }
+
+  describe("a commit that did not wait for its WAL (src/store/unsynced_commit.ts)", () => {
+    const unsynced = `WITH i AS (INSERT INTO t (n) VALUES ($1) RETURNING n)
+                      SELECT ${UNSYNCED_COMMIT}, count(*)::int AS n FROM i`;
+    const behind = async () =>
+      (await db.query<{ behind: boolean }>(
+        "SELECT pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() AS behind",
+      ))[0].behind;
+
+    test("the store says it flushes such commits itself", () => {
+      assert.equal(db.flushesUnsyncedCommits, true);
+    });
+
+    test("is flushed by the thread before the next statement runs", async () => {
+      assert.deepEqual(await db.query(unsynced, [11]), [{ set_config: "off", n: 1 }]);
+      assert.equal(await behind(), false, "the commit's WAL was left unflushed");
+      await db.exec("DELETE FROM t");
+    });
+
+    test("in a transaction, is flushed once the transaction commits", async () => {
+      await db.transaction(async (tx) => {
+        await tx.query(unsynced, [12]);
+        await tx.query("INSERT INTO t (n) VALUES (13)");
+      });
+      assert.equal(await behind(), false, "the commit's WAL was left unflushed");
+      assert.deepEqual(await db.query("SELECT n FROM t ORDER BY n"), [{ n: 12 }, { n: 13 }]);
+      await db.exec("DELETE FROM t");
+    });
+  });
 
   test("a thread that cannot start fails the open instead of hanging it", async () => {
     const missing = new URL("./no_such_worker.ts", import.meta.url).href;
