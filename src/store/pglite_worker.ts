@@ -50,6 +50,8 @@ function abandon(pg: PGlite): void {
 
 let db: PGlite | null = null;
 let query: ReturnType<typeof preparedQueries>;
+/** The id of a reply that answers no statement. */
+const NO_STATEMENT = -1;
 /** A statement committed unsynced since the WAL was last flushed here. */
 let unflushed = false;
 
@@ -57,16 +59,21 @@ let unflushed = false;
  * Flushes what an unsynced commit left once no transaction is open, after its
  * answer went back: the request thread goes on meanwhile, and the next
  * statement waits for the flush as for any statement before it. A flush that
- * fails leaves its fault to the next statement, whose answer carries it.
+ * stops PostgreSQL (a PANIC on a full disk) is reported as a statement's
+ * would be, with no statement waiting on it, so the store starts again.
  */
 async function flushUnsynced(text: string): Promise<void> {
   if (text.includes(UNSYNCED_COMMIT)) unflushed = true;
+  if (!unflushed || db === null || db.isInTransaction()) return;
+  unflushed = false;
   try {
-    if (!unflushed || db === null || db.isInTransaction()) return;
-    unflushed = false;
     await query(FLUSH_WAL);
-  } catch {
+  } catch (error) {
     unflushed = true;
+    if (db === null || !isFatal(error)) return;
+    abandon(db);
+    db = null;
+    self.postMessage({ id: NO_STATEMENT, error: plainError(error), fatal: true });
   }
 }
 
