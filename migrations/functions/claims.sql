@@ -143,7 +143,9 @@ BEGIN
     VALUES ((c ->> 'run_id')::uuid, claimed_session, 'running',
             coalesce(c -> 'run_input', '{}'::jsonb), (c ->> 'turn_id')::uuid, c ->> 'instance',
             (c ->> 'lease_until')::timestamptz, now_at, now_at)
-    RETURNING *
+    -- Not the run input: the caller sent it (a whole conversation, on the compatible surfaces).
+    RETURNING id, session_id, state, pause, current_turn, claimed_by, claim_expires,
+              supersede_seq, created_at, updated_at
   ), messaged AS (
     INSERT INTO messages (id, session_id, run_id, seq, role, content, provider, model,
                           constrained, interrupted, created_at)

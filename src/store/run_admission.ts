@@ -173,6 +173,7 @@ function runFromJson(r: RunJson): RunRow {
 
 type ClaimAnswer = { kind: "refused"; reason: ClaimRefusal } | {
   kind: "claimed" | "in_flight";
+  /** Claimed: without `run_input`. */
   run: RunJson;
   superseded: RunJson | null;
   message_seqs: number[];
@@ -208,7 +209,8 @@ function claimRequest(c: ExecuteClaimRequest) {
     if (answer.kind === "in_flight") return { kind: "in_flight", run: runFromJson(answer.run) };
     return {
       kind: "claimed",
-      run: runFromJson(answer.run),
+      // The answer leaves out the run input it was sent.
+      run: runFromJson({ ...answer.run, run_input: request.run_input }),
       ...(c.userId === undefined || budgeted === undefined
         ? {}
         : { budgeted: budgeted.includes(c.userId) }),

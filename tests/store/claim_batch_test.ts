@@ -11,6 +11,7 @@ import {
   executeClaimer,
   type ExecuteClaimRequest,
 } from "../../src/store/run_admission.ts";
+import { findLiveRun } from "../../src/store/runs.ts";
 import { insertToken } from "../../src/store/tokens.ts";
 import { UNSYNCED_COMMIT } from "../../src/store/unsynced_commit.ts";
 import { storesUnderTest } from "../support/databases.ts";
@@ -294,6 +295,28 @@ for (const store of storesUnderTest(process.env)) {
         instance: "i1",
         now: T0,
       }));
+    });
+
+    test("a claim's answer leaves out the run input it was sent; the run it hands back has it as stored", async () => {
+      const answers: unknown[] = [];
+      const watched: Db = {
+        ...db,
+        query: async <T>(text: string, params?: readonly unknown[]) => {
+          const rows = await db.query<T>(text, params);
+          answers.push(...rows);
+          return rows;
+        },
+      };
+      const session = await newSession(db, T0);
+      const runInput = { text: "x", conversation: [{ role: "user", content: "y".repeat(2000) }] };
+      const { run } = claimed(
+        await claimForExecute(watched, { ...turnClaim(session, "x"), runInput }),
+      );
+      const [answer] = answers as { c: { run: Record<string, unknown> } }[];
+      assert.equal("run_input" in answer.c.run, false, "the answer carried the run input back");
+      assert.equal(answer.c.run.id, run.id);
+      assert.deepEqual(run.run_input, runInput);
+      assert.deepEqual(await findLiveRun(db, session.id), run);
     });
 
     test("a claim, alone or batched, commits unsynced, and the store flushes it by itself", async () => {
