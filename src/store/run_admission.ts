@@ -234,7 +234,7 @@ interface Answered {
 }
 
 /** The expression that makes a claim's commit unsynced (unsynced_commit.ts), or null. */
-function asyncCommit(db: Queryable): string | null {
+function unsyncedCommit(db: Queryable): string | null {
   return (db as Partial<Db>).flushesUnsyncedCommits === true ? UNSYNCED_COMMIT : null;
 }
 
@@ -243,14 +243,14 @@ function asyncCommit(db: Queryable): string | null {
  * (`$2`: one uuid, or a uuid[] for a batch) have a budget, as json.
  */
 function claimStatement(db: Queryable, call: string, users: "one" | "many"): string {
-  const async = asyncCommit(db);
+  const unsynced = unsyncedCommit(db);
   // One user is compared as a scalar: against an array PostgreSQL planned the
   // statement afresh on every call, finding no plan for any array as cheap as
   // one for the array at hand (a tenth of a millisecond of a claim alone).
   const among = users === "one" ? "= $2::uuid" : "= ANY($2::uuid[])";
   const budgeted =
     `SELECT coalesce(json_agg(user_id), '[]') FROM user_budgets WHERE user_id ${among}`;
-  return `SELECT ${async === null ? "" : `${async}, `}${call} AS c, (${budgeted}) AS b`;
+  return `SELECT ${unsynced === null ? "" : `${unsynced}, `}${call} AS c, (${budgeted}) AS b`;
 }
 
 /**
@@ -439,13 +439,13 @@ export async function claimForContinue(
   const reading = read === undefined ? "" : `,
        switchyard_history($1, NULL, ${param(read.mark.seq)}, ${param(read.mark.id)}) AS history,
        switchyard_recall(${param(read.userId)}, $1, ${param(RECALL_LIMIT)}) AS memory`;
-  const async = asyncCommit(db);
+  const unsynced = unsyncedCommit(db);
   const claimed = await db.query<
     RunRow & {
       budgeted: boolean | null;
       history?: HistoryRead;
       memory?: TurnReading["memory"];
-      async_commit?: string;
+      unsynced_commit?: string;
     }
   >(
     `UPDATE runs
@@ -453,12 +453,12 @@ export async function claimForContinue(
      WHERE session_id = $1 AND state = 'awaiting_client'
        AND ($2::jsonb IS NULL OR pause ->> 'kind' IN (SELECT jsonb_array_elements_text($2::jsonb)))${authorized}
      RETURNING ${RUN_COLUMNS}, ${budgetedColumn("$7")}${reading}${
-      async === null ? "" : `, ${async} AS async_commit`
+      unsynced === null ? "" : `, ${unsynced} AS unsynced_commit`
     }`,
     params,
   );
   if (claimed.length > 0) {
-    const { budgeted, history, memory, async_commit: _, ...run } = claimed[0];
+    const { budgeted, history, memory, unsynced_commit: _, ...run } = claimed[0];
     return {
       kind: "claimed",
       run,
