@@ -8,6 +8,8 @@ import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput, TURNS_PER_SESSION } f
 import { failures, ms, printTable, ratio, whole } from "./report.ts";
 import { HANDLER, phaseSpreads, PROVIDER_PHASES, scrapePhases } from "./phases.ts";
 import { PHASES } from "../../src/telemetry/phase_clock.ts";
+import { FLOOR_PAUSE_MS, turnFloor } from "./commit_floor.ts";
+import type { Spread } from "../measure.ts";
 
 /** The throughput level whose turn phases the phase table shows. */
 const PHASE_CLIENTS = 32;
@@ -209,12 +211,24 @@ export function printPhases(b: Bench, r: Results): void {
     ]);
     const floor = r.floors.get(s.store);
     if (floor !== undefined) {
+      const row = (what: string, x: Spread) =>
+        rows.push([s.store, what, ms(x.p50), ms(x.p99), "", "", "", ""]);
+      const settings = floor.settings ? ` (${floor.settings})` : "";
+      row(`the machine's floor: ${floor.what}${settings}, back to back`, floor.commit);
+      row(`the same, each after ${FLOOR_PAUSE_MS} ms idle`, floor.commitAfterPause);
+      if (floor.roundTripAfterPause !== undefined) {
+        row(
+          `a round trip (SELECT 1), each after ${FLOOR_PAUSE_MS} ms idle`,
+          floor.roundTripAfterPause,
+        );
+      }
+      const claim = floor.roundTripAfterPause === undefined ? "" : "the claim's round trip and ";
       rows.push([
         s.store,
-        `the machine's floor: ${floor.what}${floor.settings ? ` (${floor.settings})` : ""}`,
-        ms(floor.commit.p50),
-        ms(floor.commit.p99),
+        `the store's floor under a turn at concurrency 1: ${claim}the write's synced commit, after idle (p50s added); beside it, that floor / Portkey's added p50`,
+        ms(turnFloor(floor)),
         "",
+        ratio(turnFloor(floor), r.added.get(by(client, b.portkey.name))?.p50),
         "",
         "",
         "",

@@ -105,7 +105,9 @@ try {
     const client = await startServiceClient(provider.url, url, [], env, undefined, true);
     cleanups.unshift(client.close);
     services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
-    const floor = url === undefined ? diskSyncFloor(dataDir!) : await postgresCommitFloor(url);
+    const floor = url === undefined
+      ? await diskSyncFloor(dataDir!)
+      : await postgresCommitFloor(url);
     floors.set(store, floor);
   }
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -154,7 +156,7 @@ try {
     if (options.runs > 1) console.log(`\n## Run ${run} of ${options.runs}`);
     const results = newResults();
     runs.push(results);
-    for (const [store, floor] of floors) floors.set(store, floor);
+    for (const [store, floor] of floors) results.floors.set(store, floor);
     if (has("latency")) await latencySection(bench, results);
     if (has("depth")) await depthSection(bench, results);
     if (has("preview")) await previewSection(bench, results);
