@@ -16,6 +16,8 @@ export interface Service {
   store: string;
   target: Target;
   client: ServiceClient;
+  /** The machine's floor under its store, measured once before the runs. */
+  floor: CommitFloor;
 }
 
 export interface Bench {
@@ -41,8 +43,6 @@ export interface Results {
   preview: Map<string, number>;
   /** The service's turn phases by service name and `@1` (the latency blocks) or `@32` clients. */
   phases: Map<string, Map<string, PhaseSpread>>;
-  /** The machine's synced-commit time, by store. */
-  floors: Map<string, CommitFloor>;
   /**
    * The compatible section's own figures (its interleaved blocks and 32-client
    * loops, native execute included), by target name.
@@ -64,7 +64,6 @@ export const newResults = (): Results => ({
   streams: new Map(),
   preview: new Map(),
   phases: new Map(),
-  floors: new Map(),
   coverage: new Map(),
   compat: new Map(),
   afterPause: new Map(),

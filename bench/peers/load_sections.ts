@@ -209,31 +209,29 @@ export function printPhases(b: Bench, r: Results): void {
       "",
       "",
     ]);
-    const floor = r.floors.get(s.store);
-    if (floor !== undefined) {
-      const row = (what: string, x: Spread) =>
-        rows.push([s.store, what, ms(x.p50), ms(x.p99), "", "", "", ""]);
-      const settings = floor.settings ? ` (${floor.settings})` : "";
-      row(`the machine's floor: ${floor.what}${settings}, back to back`, floor.commit);
-      row(`the same, each after ${FLOOR_PAUSE_MS} ms idle`, floor.commitAfterPause);
-      if (floor.roundTripAfterPause !== undefined) {
-        row(
-          `a round trip (SELECT 1), each after ${FLOOR_PAUSE_MS} ms idle`,
-          floor.roundTripAfterPause,
-        );
-      }
-      const claim = floor.roundTripAfterPause === undefined ? "" : "the claim's round trip and ";
-      rows.push([
-        s.store,
-        `the store's floor under a turn at concurrency 1: ${claim}the write's synced commit, after idle (p50s added); beside it, that floor / Portkey's added p50`,
-        ms(turnFloor(floor)),
-        "",
-        ratio(turnFloor(floor), r.added.get(by(client, b.portkey.name))?.p50),
-        "",
-        "",
-        "",
-      ]);
+    const floor = s.floor;
+    const row = (what: string, x: Spread) =>
+      rows.push([s.store, what, ms(x.p50), ms(x.p99), "", "", "", ""]);
+    const settings = floor.settings ? ` (${floor.settings})` : "";
+    row(`the machine's floor: ${floor.what}${settings}, back to back`, floor.commit);
+    row(`the same, each after ${FLOOR_PAUSE_MS} ms idle`, floor.commitAfterPause);
+    if (floor.roundTripAfterPause !== undefined) {
+      row(
+        `a round trip (SELECT 1), each after ${FLOOR_PAUSE_MS} ms idle`,
+        floor.roundTripAfterPause,
+      );
     }
+    const claim = floor.roundTripAfterPause === undefined ? "" : "the claim's round trip and ";
+    rows.push([
+      s.store,
+      `the store's floor under a turn at concurrency 1: ${claim}the write's synced commit, after idle (p50s added); beside it, that floor / Portkey's added p50`,
+      ms(turnFloor(floor)),
+      "",
+      ratio(turnFloor(floor), r.added.get(by(client, b.portkey.name))?.p50),
+      "",
+      "",
+      "",
+    ]);
   }
   printTable(
     `8. Where a turn waits: the service's own phase histogram (switchyard_turn_phase_seconds, the phases of its Server-Timing header), scraped before and after the timed latency blocks (concurrency 1, buffered turns) and the ${PHASE_CLIENTS}-client throughput run, both driven by the ${client} load generator (provider answering in 20 ms); quantiles interpolated within the histogram's buckets. The provider's phases are what the direct baseline pays too`,

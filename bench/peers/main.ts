@@ -33,7 +33,7 @@ import {
   streamsSection,
   throughputSection,
 } from "./load_sections.ts";
-import { type CommitFloor, diskSyncFloor, postgresCommitFloor } from "./commit_floor.ts";
+import { diskSyncFloor, postgresCommitFloor } from "./commit_floor.ts";
 import { loadClient, readNodeVersion } from "./load_client.ts";
 import { directTarget, portkeyTarget, serviceTarget } from "./targets.ts";
 
@@ -77,7 +77,6 @@ installPeers();
 const decisionP99 = Math.max(...runDecisionBench().map((row) => row.p99));
 const cleanups: (() => Promise<void>)[] = [];
 const services: Service[] = [];
-const floors = new Map<string, CommitFloor>();
 try {
   const provider = await startProviderProcess();
   cleanups.unshift(provider.stop);
@@ -104,11 +103,10 @@ try {
     };
     const client = await startServiceClient(provider.url, url, [], env, undefined, true);
     cleanups.unshift(client.close);
-    services.push({ store, client, target: serviceTarget(`Switchyard, ${store}`, client) });
     const floor = url === undefined
       ? await diskSyncFloor(dataDir!)
       : await postgresCommitFloor(url);
-    floors.set(store, floor);
+    services.push({ store, client, floor, target: serviceTarget(`Switchyard, ${store}`, client) });
   }
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const pkName = `Portkey ${portkeyVersion()}`;
@@ -156,7 +154,6 @@ try {
     if (options.runs > 1) console.log(`\n## Run ${run} of ${options.runs}`);
     const results = newResults();
     runs.push(results);
-    for (const [store, floor] of floors) results.floors.set(store, floor);
     if (has("latency")) await latencySection(bench, results);
     if (has("depth")) await depthSection(bench, results);
     if (has("preview")) await previewSection(bench, results);
