@@ -12,6 +12,7 @@ import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { denoClient, type LoadClient, nodeClient } from "../../bench/peers/load_client.ts";
 import { readOptions } from "../../bench/peers/options.ts";
+import { turnFloor } from "../../bench/peers/commit_floor.ts";
 import { coverage, parseServerTiming } from "../../bench/peers/server_timing.ts";
 import { directTarget, sendWire, type Target, type Wire } from "../../bench/peers/targets.ts";
 import { BENCH_MODEL, startChatProvider } from "../../bench/chat_provider.ts";
@@ -158,6 +159,20 @@ describe("bench:peers options", () => {
     assert.equal(d.runs, 2);
     assert.throws(() => readOptions(["--client=curl"], {}), /--client/);
     assert.throws(() => readOptions(["--runs=0"], {}), /--runs/);
+  });
+});
+
+describe("the store's floor beside what a turn adds", () => {
+  const floor = {
+    what: "one-row INSERT",
+    commit: { p50: 0.4, p99: 1 },
+    commitAfterPause: { p50: 1.1, p99: 3 },
+  };
+  test("a turn at concurrency 1 meets its store after idle: the paused figures, not the back-to-back ones", () => {
+    assert.equal(turnFloor({ ...floor, roundTripAfterPause: { p50: 0.25, p99: 2 } }), 1.35);
+  });
+  test("in process, the synced commit alone", () => {
+    assert.equal(turnFloor(floor), 1.1);
   });
 });
 
