@@ -79,12 +79,20 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-/** Samples the VmRSS of each process every 100 ms until stopped; `stop` gives each one's peak. */
+/**
+ * Samples the VmRSS of each process every 100 ms until stopped; `stop` gives
+ * each one's peak. A process that ended keeps the peak it had: the section
+ * whose requests it no longer answers reports it, with what it logged.
+ */
 export function sampleRss(pids: number[]): { stop(): Map<number, number> } {
   const peaks = new Map(pids.map((pid) => [pid, rssMb(pid)]));
   const sample = () => {
     for (const pid of pids) {
-      peaks.set(pid, Math.max(peaks.get(pid)!, rssMb(pid)));
+      try {
+        peaks.set(pid, Math.max(peaks.get(pid)!, rssMb(pid)));
+      } catch {
+        // Ended: its peak so far stands.
+      }
     }
   };
   const timer = setInterval(sample, 100);
