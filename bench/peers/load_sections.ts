@@ -222,12 +222,13 @@ export function printPhases(b: Bench, r: Results): void {
       );
     }
     const claim = floor.roundTripAfterPause === undefined ? "" : "the claim's round trip and ";
+    const turn = turnFloor(floor);
     rows.push([
       s.store,
       `the store's floor under a turn at concurrency 1: ${claim}the write's synced commit, after idle (p50s added); beside it, that floor / Portkey's added p50`,
-      ms(turnFloor(floor)),
+      ms(turn),
       "",
-      ratio(turnFloor(floor), r.added.get(by(client, b.portkey.name))?.p50),
+      ratio(turn, r.added.get(by(client, b.portkey.name))?.p50),
       "",
       "",
       "",
