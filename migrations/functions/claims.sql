@@ -162,14 +162,10 @@ BEGIN
     SELECT (e ->> 'session_id')::uuid, (e ->> 'trace_id')::uuid, e ->> 'event_type',
            e ->> 'task_type', e ->> 'provider', e ->> 'model', e -> 'matched_rule' -> 'v',
            CASE
-             WHEN e ? 'message_index'
-                  AND (messages -> (e ->> 'message_index')::int ->> 'interrupted')::boolean THEN
-               jsonb_set(jsonb_set(e -> 'payload', '{plaintext,seq}',
-                                   to_jsonb(before + (e ->> 'message_index')::int + 1)),
-                         '{plaintext,interrupted}', 'true'::jsonb)
              WHEN e ? 'message_index' THEN
-               jsonb_set(e -> 'payload', '{plaintext,seq}',
-                         to_jsonb(before + (e ->> 'message_index')::int + 1))
+               switchyard_message_payload(
+                 e, to_jsonb(before + (e ->> 'message_index')::int + 1),
+                 (messages -> (e ->> 'message_index')::int ->> 'interrupted')::boolean)
              ELSE e -> 'payload'
            END,
            (e ->> 'created_at')::timestamptz

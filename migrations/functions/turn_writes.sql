@@ -6,6 +6,28 @@
 -- CREATE OR REPLACE cannot make (a new return type, a dropped function) goes
 -- with a numbered migration that drops the old one first.
 
+-- The payload of a trace row that describes a message (`message_index`),
+-- given the message's `seq` and whether it was cut: the payload's plaintext
+-- gets them, or, in a row of several events (turn_writes.ts, traceRows), the
+-- entry `message_entry` of its `each`.
+CREATE OR REPLACE FUNCTION switchyard_message_payload(e jsonb, seq jsonb, cut boolean)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE
+    WHEN cut THEN
+      jsonb_set(jsonb_set(e -> 'payload', CASE WHEN e ? 'message_entry'
+                            THEN ARRAY['each', e ->> 'message_entry', 'seq']
+                            ELSE '{plaintext,seq}' END, seq),
+                CASE WHEN e ? 'message_entry'
+                  THEN ARRAY['each', e ->> 'message_entry', 'interrupted']
+                  ELSE '{plaintext,interrupted}' END, 'true'::jsonb)
+    ELSE
+      jsonb_set(e -> 'payload', CASE WHEN e ? 'message_entry'
+                  THEN ARRAY['each', e ->> 'message_entry', 'seq']
+                  ELSE '{plaintext,seq}' END, seq)
+  END
+$$;
+
 -- Appends the messages of `w.messages` in order and the trace events and usage
 -- events of `w`, in three statements: one UPDATE bumps the session's counter
 -- by the number of messages, one INSERT stores them, one statement stores the
@@ -59,13 +81,9 @@ BEGIN
       SELECT (e ->> 'session_id')::uuid, (e ->> 'trace_id')::uuid, e ->> 'event_type',
              e ->> 'task_type', e ->> 'provider', e ->> 'model', e -> 'matched_rule' -> 'v',
              CASE
-               WHEN e ? 'message_index' AND (cut -> (e ->> 'message_index')::int)::boolean THEN
-                 jsonb_set(jsonb_set(e -> 'payload', '{plaintext,seq}',
-                                     message_seqs -> (e ->> 'message_index')::int),
-                           '{plaintext,interrupted}', 'true'::jsonb)
                WHEN e ? 'message_index' THEN
-                 jsonb_set(e -> 'payload', '{plaintext,seq}',
-                           message_seqs -> (e ->> 'message_index')::int)
+                 switchyard_message_payload(e, message_seqs -> (e ->> 'message_index')::int,
+                                            (cut -> (e ->> 'message_index')::int)::boolean)
                ELSE e -> 'payload'
              END,
              (e ->> 'created_at')::timestamptz
@@ -228,11 +246,7 @@ BEGIN
     SELECT (v.e ->> 'session_id')::uuid, (v.e ->> 'trace_id')::uuid, v.e ->> 'event_type',
            v.e ->> 'task_type', v.e ->> 'provider', v.e ->> 'model', v.e -> 'matched_rule' -> 'v',
            CASE
-             WHEN v.e ? 'message_index' AND ms.cut THEN
-               jsonb_set(jsonb_set(v.e -> 'payload', '{plaintext,seq}', to_jsonb(ms.seq)),
-                         '{plaintext,interrupted}', 'true'::jsonb)
-             WHEN v.e ? 'message_index' THEN
-               jsonb_set(v.e -> 'payload', '{plaintext,seq}', to_jsonb(ms.seq))
+             WHEN v.e ? 'message_index' THEN switchyard_message_payload(v.e, to_jsonb(ms.seq), ms.cut)
              ELSE v.e -> 'payload'
            END,
            (v.e ->> 'created_at')::timestamptz

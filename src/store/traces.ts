@@ -89,33 +89,45 @@ export async function listTraceEvents(
   sessionId: string,
   window: { limit: number; offset: number },
 ): Promise<TraceEventRow[]> {
-  // A row of a run of events (turn_writes.ts, traceRows) holds each event's payload as what they
+  // A row of several events (turn_writes.ts, traceRows) holds each event's payload as what they
   // share plus what it adds (`each`, where an entry with `$series` stands for a run of entries
   // whose field of that name counts from `$from` to `$to`), or, as written before migration 006,
-  // as an array of the payloads; every event gets the row's other fields. Ordered by the
-  // qualified column: a bare `seq` would name the text output column.
+  // as an array of the payloads. An event has the row's columns but those its entry's `$event`
+  // gives. Ordered by the qualified column: a bare `seq` would name the text output column.
   const rows = await db.query<TraceEventRow & { has_rule: boolean }>(
-    `SELECT t.seq::text AS seq, t.session_id, t.trace_id, t.event_type, t.task_type, t.provider,
-            t.model, t.matched_rule, t.matched_rule IS NOT NULL AS has_rule,
-            coalesce(grouped.payload, t.payload) AS payload, t.created_at
+    `SELECT t.seq::text AS seq, t.session_id, t.trace_id,
+            CASE WHEN g.ev ? 'event_type' THEN g.ev ->> 'event_type' ELSE t.event_type END
+              AS event_type,
+            CASE WHEN g.ev ? 'task_type' THEN g.ev ->> 'task_type' ELSE t.task_type END
+              AS task_type,
+            CASE WHEN g.ev ? 'provider' THEN g.ev ->> 'provider' ELSE t.provider END AS provider,
+            CASE WHEN g.ev ? 'model' THEN g.ev ->> 'model' ELSE t.model END AS model,
+            rule.matched_rule, rule.matched_rule IS NOT NULL AS has_rule,
+            coalesce(g.payload, t.payload) AS payload,
+            CASE WHEN g.ev ? 'created_at' THEN (g.ev ->> 'created_at')::timestamptz
+                 ELSE t.created_at END AS created_at
      FROM trace_events t
      LEFT JOIN LATERAL (
        SELECT jsonb_build_object('plaintext', (t.payload -> 'plaintext') || CASE
-                WHEN own ? '$series' THEN (own - '$series' - '$from' - '$to')
+                WHEN own ? '$series' THEN (own - '$series' - '$from' - '$to' - '$event')
                   || jsonb_build_object(own ->> '$series', counted.value::text)
-                ELSE own END) AS payload, e.n, counted.i
+                ELSE own - '$event' END) AS payload, own -> '$event' AS ev, e.n, counted.i
        FROM jsonb_array_elements(t.payload -> 'each') WITH ORDINALITY AS e (own, n)
        CROSS JOIN LATERAL generate_series(
          coalesce((own ->> '$from')::int, 0), coalesce((own ->> '$to')::int, 0),
          CASE WHEN (own ->> '$to')::int < (own ->> '$from')::int THEN -1 ELSE 1 END
        ) WITH ORDINALITY AS counted (value, i)
        UNION ALL
-       SELECT whole, n, 1
+       SELECT whole, NULL, n, 1
        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.payload) = 'array' THEN t.payload END)
          WITH ORDINALITY AS a (whole, n)
-     ) AS grouped ON true
+     ) AS g ON true
+     CROSS JOIN LATERAL (
+       SELECT CASE WHEN g.ev ? 'matched_rule' THEN g.ev -> 'matched_rule' -> 'v'
+                   ELSE t.matched_rule END AS matched_rule
+     ) AS rule
      WHERE t.session_id = $1
-     ORDER BY t.seq, grouped.n, grouped.i LIMIT $2 OFFSET $3`,
+     ORDER BY t.seq, g.n, g.i LIMIT $2 OFFSET $3`,
     [sessionId, window.limit, window.offset],
   );
   return rows.map(({ has_rule, ...row }) => ({

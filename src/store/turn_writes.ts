@@ -188,50 +188,111 @@ function messageRecord(m: TurnMessage) {
   };
 }
 
-type TraceRow = ReturnType<typeof traceRecord> & { message_index?: number };
+type TraceRow = ReturnType<typeof traceRecord> & { message_index?: number; message_entry?: number };
 
 /**
- * The trace rows of a turn's events. A turn weighs every history message and
- * traces each as a context_selection event, so a deep session's turn has
- * hundreds of events that differ only in their payload: such a run of events
- * is one row, whose payload holds what they share once and what each adds
- * (`groupPayload`; traces.ts reads it back as those events).
+ * The trace rows of a turn's events: every run of plaintext events of one
+ * session and turn is one row (each event with its payload costs the store a
+ * row and an index entry, and a deep session's turn weighs, and traces, every
+ * history message). The row's columns are its first event's; its payload is
+ * `{ plaintext: shared, each: [...] }` (`groupPayload`), where an entry of an
+ * event whose columns differ carries those in `$event`. A row describes at
+ * most one message: its `message_entry` is where the store sets that
+ * message's `seq`. traces.ts reads the row back as the events.
  */
 export function traceRows(events: readonly TurnTraceEvent[]): TraceRow[] {
   const rows: TraceRow[] = [];
   let run: TurnTraceEvent[] = [];
-  const endRun = () => {
-    if (run.length === 1) rows.push(traceRecord(run[0]));
-    if (run.length > 1) {
-      rows.push({
-        ...traceRecord(run[0]),
-        payload: groupPayload(run.map((e) => e.payload.plaintext as Record<string, unknown>)),
-      });
-    }
-    run = [];
-  };
   for (const e of events) {
-    if (run.length > 0 && !(e.messageIndex === undefined && sameButPayload(run[0], e))) endRun();
-    if (e.messageIndex === undefined) run.push(e);
-    else rows.push({ ...traceRecord(e), message_index: e.messageIndex });
+    if (run.length > 0 && !joins(run, e)) {
+      rows.push(rowOf(run));
+      run = [];
+    }
+    run.push(e);
   }
-  endRun();
+  if (run.length > 0) rows.push(rowOf(run));
   return rows;
 }
 
-const plaintextOnly = (payload: Record<string, unknown>): boolean => {
+/** Whether `e` can share a row with the events of `run`. */
+function joins(run: readonly TurnTraceEvent[], e: TurnTraceEvent): boolean {
+  const [first] = run;
+  return e.sessionId === first.sessionId && e.traceId === first.traceId &&
+    packable(first.payload) && packable(e.payload) &&
+    (e.messageIndex === undefined || run.every((r) => r.messageIndex === undefined));
+}
+
+/** A plaintext payload none of whose fields is named like a row's own marks (`$event`, `$series`). */
+const packable = (payload: Record<string, unknown>): boolean => {
   for (const key in payload) if (key !== "plaintext") return false;
   const plaintext = payload.plaintext;
-  return typeof plaintext === "object" && plaintext !== null && !Array.isArray(plaintext);
+  if (typeof plaintext !== "object" || plaintext === null || Array.isArray(plaintext)) {
+    return false;
+  }
+  for (const key in plaintext) if (key.startsWith("$")) return false;
+  return true;
 };
 
-/** Whether two plaintext events differ in their payload only (a row's fields, as traceRecord writes them). */
-function sameButPayload(a: TurnTraceEvent, b: TurnTraceEvent): boolean {
-  return a.sessionId === b.sessionId && a.traceId === b.traceId &&
-    a.eventType === b.eventType && (a.taskType ?? null) === (b.taskType ?? null) &&
+function rowOf(run: readonly TurnTraceEvent[]): TraceRow {
+  const [first] = run;
+  const record = traceRecord(first);
+  if (run.length === 1) {
+    return first.messageIndex === undefined
+      ? record
+      : { ...record, message_index: first.messageIndex };
+  }
+  const payloads = run.map((e) => e.payload.plaintext as Record<string, unknown>);
+  const shared = sharedFields(payloads);
+  const each: Record<string, unknown>[] = [];
+  let message: { index: number; entry: number } | null = null;
+  // Events alike but for their payload fold as one series (seriesOf); a message's event stands alone.
+  for (let i = 0; i < run.length;) {
+    let end = i + 1;
+    if (run[i].messageIndex === undefined) {
+      while (
+        end < run.length && run[end].messageIndex === undefined && sameColumns(run[i], run[end])
+      ) {
+        end++;
+      }
+    } else message = { index: run[i].messageIndex!, entry: each.length };
+    const columns = columnsBesides(run[i], first);
+    for (const own of seriesOf(payloads.slice(i, end), shared)) {
+      each.push(columns === null ? own : { ...own, $event: columns });
+    }
+    i = end;
+  }
+  return {
+    ...record,
+    payload: { plaintext: shared, each },
+    ...(message === null ? {} : { message_index: message.index, message_entry: message.entry }),
+  };
+}
+
+/** Whether two events differ in their payload only (their row's columns, as traceRecord writes them). */
+function sameColumns(a: TurnTraceEvent, b: TurnTraceEvent): boolean {
+  return a.eventType === b.eventType && (a.taskType ?? null) === (b.taskType ?? null) &&
     (a.provider ?? null) === (b.provider ?? null) && (a.model ?? null) === (b.model ?? null) &&
-    a.matchedRule === b.matchedRule && a.now.getTime() === b.now.getTime() &&
-    plaintextOnly(a.payload) && plaintextOnly(b.payload);
+    a.matchedRule === b.matchedRule && a.now.getTime() === b.now.getTime();
+}
+
+const COLUMNS = [
+  "event_type",
+  "task_type",
+  "provider",
+  "model",
+  "matched_rule",
+  "created_at",
+] as const;
+
+/** The columns of event `e`'s record that differ from those of its row's first event. */
+function columnsBesides(e: TurnTraceEvent, first: TurnTraceEvent): Record<string, unknown> | null {
+  if (sameColumns(e, first)) return null;
+  const [own, row] = [traceRecord(e), traceRecord(first)];
+  const differ: Record<string, unknown> = {};
+  for (const column of COLUMNS) {
+    if (JSON.stringify(own[column]) !== JSON.stringify(row[column])) differ[column] = own[column];
+  }
+  return differ;
 }
 
 const isScalar = (v: unknown) =>
@@ -244,6 +305,12 @@ const isScalar = (v: unknown) =>
  * as `{ plaintext: plaintext ∪ each[n] }`.
  */
 export function groupPayload(payloads: readonly Record<string, unknown>[]) {
+  const shared = sharedFields(payloads);
+  return { plaintext: shared, each: seriesOf(payloads, shared) };
+}
+
+/** The fields every payload has with the same scalar value. */
+function sharedFields(payloads: readonly Record<string, unknown>[]): Record<string, unknown> {
   // for…in over these plain JSON objects: Object.entries made an array per field, per event.
   const [first] = payloads;
   const shared: Record<string, unknown> = {};
@@ -253,7 +320,7 @@ export function groupPayload(payloads: readonly Record<string, unknown>[]) {
       shared[key] = value;
     }
   }
-  return { plaintext: shared, each: seriesOf(payloads, shared) };
+  return shared;
 }
 
 /** What `p` adds to the fields all share. */

@@ -16,6 +16,7 @@ import { type Account, call, signUp, type TestApp } from "../support/app.ts";
 import { engineHarness, openAiReply, twoInstances } from "../support/engine_app.ts";
 import { setUserBudget } from "../../src/store/budgets.ts";
 import type { FakeProvider } from "../support/fake_provider.ts";
+import type { TracePayload } from "../../src/core/trace_view.ts";
 
 const KEY = { "x-router-provider-openai-api-key": "sk-test-openai" };
 const policy = {
@@ -109,20 +110,21 @@ describe("budgets on one instance", () => {
     );
     h.openai.enqueue(openAiReply({ text: "hi", input: 0, output: 0 }));
     const before = h.openai.requests.length;
-    const passed = await execute(h.app, bob, await newSession(h.app, bob));
+    const bobSession = await newSession(h.app, bob);
+    const passed = await execute(h.app, bob, bobSession);
     assert.equal(passed.status, 200, JSON.stringify(passed.body));
     assert.equal(h.openai.requests.length, before + 1);
     // The provider was asked for no more than the budget pays for, and the trace says why.
     const sent = JSON.parse(h.openai.requests.at(-1)!.body);
     assert.equal(sent.max_completion_tokens, 256);
-    const notes = await h.app.db.query<{ reason: string }>(
-      `SELECT e.payload -> 'plaintext' ->> 'reason' AS reason
-       FROM trace_events e JOIN sessions s ON s.id = e.session_id
-       WHERE s.user_id = $1 AND e.event_type = 'routing_decision'`,
-      [userIdOf(bob)],
-    );
+    const trace = await call(h.app, "GET", `/api/v1/sessions/${bobSession}/traces`, {
+      token: bob.token,
+    });
+    const notes = (trace.body.trace.events as { event_type: string; payload: TracePayload }[])
+      .filter((e) => e.event_type === "routing_decision")
+      .map((e) => "plaintext" in e.payload ? e.payload.plaintext.reason : undefined);
     assert.ok(
-      notes.some((n) => n.reason === "output limited to 256 tokens by the daily budget"),
+      notes.includes("output limited to 256 tokens by the daily budget"),
       JSON.stringify(notes),
     );
 

@@ -26,6 +26,7 @@ import {
   appendTraceEvents,
   listTraceEvents,
   type TraceEventRow,
+  traceRecord,
 } from "../../src/store/traces.ts";
 import { type TurnTraceEvent, writeTurn } from "../../src/store/turn_writes.ts";
 import { appendUsageEvent, listUsageEvents } from "../../src/store/usage.ts";
@@ -243,7 +244,7 @@ for (const store of storesUnderTest(process.env)) {
       );
     });
 
-    test("a turn's run of events alike but for their payload is one row, read back as the events", async () => {
+    test("a turn's plaintext events are one row per message they describe, read back as the events", async () => {
       const sessionId = await newSession(db);
       const base = {
         sessionId,
@@ -258,7 +259,14 @@ for (const store of storesUnderTest(process.env)) {
         eventType: "context_selection" as const,
         payload: { plaintext: { path: null, kind: "message", label, included: true } },
       });
-      const reply = { id: uuidv7(), sessionId, role: "assistant", content: { plaintext: "hi" } };
+      const reply = (role: string, interrupted: boolean) => ({
+        id: uuidv7(),
+        sessionId,
+        role,
+        content: { plaintext: "hi" },
+        interrupted,
+        now: at(2),
+      });
       const trace: TurnTraceEvent[] = [
         { ...base, eventType: "classification", matchedRule: 0, payload: { plaintext: {} } },
         context("1"),
@@ -269,14 +277,33 @@ for (const store of storesUnderTest(process.env)) {
           ...base,
           eventType: "message",
           messageIndex: 0,
-          payload: { plaintext: { role: "assistant" } },
+          payload: { plaintext: { role: "assistant", seq: 0 } },
         },
         { ...base, eventType: "message", payload: { plaintext: { role: "tool" } } },
+        {
+          ...base,
+          eventType: "routing_decision",
+          taskType: null,
+          provider: "anthropic",
+          model: null,
+          matchedRule: null,
+          payload: { plaintext: { label: "r" } },
+        },
         context("5"),
         context("6"),
+        {
+          ...base,
+          eventType: "message",
+          messageIndex: 1,
+          payload: { plaintext: { role: "user", seq: 0 } },
+        },
+        { ...base, eventType: "cost", payload: { plaintext: { cost: "0.1" } } },
+        { ...base, eventType: "message", payload: { encrypted: ENVELOPE } },
+        { ...base, eventType: "tool_call", payload: { plaintext: { $series: "label" } } },
+        context("7"),
       ];
-      await writeTurn(db, null, {
-        messages: [{ ...reply, now: at(2) }],
+      const written = await writeTurn(db, null, {
+        messages: [reply("assistant", false), reply("user", true)],
         trace,
         usage: [],
       });
@@ -284,43 +311,43 @@ for (const store of storesUnderTest(process.env)) {
         "SELECT count(*)::int AS n FROM trace_events WHERE session_id = $1",
         [sessionId],
       );
-      // classification, context 1-3, context 4 (a later time), the reply's message, the tool
-      // message, context 5-6.
-      assert.equal(rows[0].n, 6);
+      // Up to the first message's event and on to the second's; from the second's to the sealed
+      // event, which is alone, as is the event whose field is named like a row's own mark.
+      assert.equal(rows[0].n, 5);
 
       const events = await listTraceEvents(db, sessionId, { limit: 50, offset: 0 });
-      const shown = (e: TraceEventRow) =>
-        `${e.event_type}:${
-          (e.payload.plaintext as { label?: string; role?: string }).label ??
-            (e.payload.plaintext as { role?: string }).role ?? ""
-        }`;
-      assert.deepEqual(events.map(shown), [
-        "classification:",
-        "context_selection:1",
-        "context_selection:2",
-        "context_selection:3",
-        "context_selection:4",
-        "message:assistant",
-        "message:tool",
-        "context_selection:5",
-        "context_selection:6",
-      ]);
-      assert.deepEqual(events.map((e) => e.created_at.toISOString()), [
-        ...Array(4).fill(at(2).toISOString()),
-        at(3).toISOString(),
-        ...Array(4).fill(at(2).toISOString()),
-      ]);
-      assert.ok(events.slice(1, 4).every((e) => e.model === "gpt-4o" && e.task_type === "code"));
-      assert.equal(events[0].matched_rule, 0);
-      assert.equal(events[1].matched_rule, undefined);
-      // The reply's event got its message's seq.
-      assert.equal((events[5].payload.plaintext as { seq?: number }).seq, 1);
+      const shown = (e: TraceEventRow) => [
+        e.event_type,
+        e.task_type,
+        e.provider,
+        e.model,
+        e.matched_rule === undefined ? "absent" : e.matched_rule,
+        e.created_at.toISOString(),
+        e.payload,
+      ];
+      const expected = trace.map((e, i) => {
+        const plaintext = e.payload.plaintext as Record<string, unknown> | undefined;
+        const seq = e.messageIndex === undefined ? {} : {
+          seq: written.messageSeqs[e.messageIndex],
+          ...(e.messageIndex === 1 ? { interrupted: true } : {}),
+        };
+        return shown({
+          ...traceRecord(e),
+          seq: i,
+          matched_rule: e.matchedRule,
+          created_at: e.now,
+          payload: plaintext === undefined ? e.payload : { plaintext: { ...plaintext, ...seq } },
+        } as TraceEventRow);
+      });
+      assert.deepEqual(events.map(shown), expected);
+      assert.deepEqual(written.messageSeqs, [1, 2]);
+      assert.ok(events.every((e) => e.trace_id === base.traceId && e.session_id === sessionId));
       // Windows cut through a row's events as through any others.
-      for (const [offset, limit] of [[2, 2], [3, 3], [0, 1], [7, 5], [8, 1]]) {
+      for (const [offset, limit] of [[2, 2], [3, 3], [0, 1], [7, 5], [8, 1], [9, 6], [12, 3]]) {
         const window = await listTraceEvents(db, sessionId, { limit, offset });
         assert.deepEqual(
           window.map(shown),
-          events.slice(offset, offset + limit).map(shown),
+          expected.slice(offset, offset + limit),
           `offset ${offset}, limit ${limit}`,
         );
       }

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { groupPayload } from "../../src/store/turn_writes.ts";
+import type { TraceEventType } from "../../src/store/traces.ts";
+import { groupPayload, traceRows } from "../../src/store/turn_writes.ts";
 
 /** What traces.ts reads back from a grouped payload: each entry, a series unfolded. */
-function unfolded(grouped: ReturnType<typeof groupPayload>): Record<string, unknown>[] {
+function unfolded(
+  grouped: ReturnType<typeof groupPayload>,
+): Record<string, unknown>[] {
   return grouped.each.flatMap((own) => {
     const { $series, $from, $to, ...rest } = own;
     if (typeof $series !== "string") return [{ ...grouped.plaintext, ...own }];
@@ -11,7 +14,11 @@ function unfolded(grouped: ReturnType<typeof groupPayload>): Record<string, unkn
     const step = to < from ? -1 : 1;
     return Array.from(
       { length: Math.abs(to - from) + 1 },
-      (_, i) => ({ ...grouped.plaintext, ...rest, [$series]: String(from + i * step) }),
+      (_, i) => ({
+        ...grouped.plaintext,
+        ...rest,
+        [$series]: String(from + i * step),
+      }),
     );
   });
 }
@@ -29,13 +36,32 @@ describe("a run of trace payloads grouped into one row", () => {
   test("a deep history's selection takes one entry per counting run, at any depth", () => {
     const payloads = [
       ...Array.from({ length: 300 }, (_, i) => message(String(399 - i))),
-      ...Array.from({ length: 100 }, (_, i) => message(String(99 - i), false, "over budget")),
+      ...Array.from(
+        { length: 100 },
+        (_, i) => message(String(99 - i), false, "over budget"),
+      ),
     ];
     const grouped = groupPayload(payloads);
-    assert.deepEqual(grouped.plaintext, { type: "context_selection", path: null, kind: "message" });
+    assert.deepEqual(grouped.plaintext, {
+      type: "context_selection",
+      path: null,
+      kind: "message",
+    });
     assert.deepEqual(grouped.each, [
-      { included: true, reason: "within budget", $series: "label", $from: 399, $to: 100 },
-      { included: false, reason: "over budget", $series: "label", $from: 99, $to: 0 },
+      {
+        included: true,
+        reason: "within budget",
+        $series: "label",
+        $from: 399,
+        $to: 100,
+      },
+      {
+        included: false,
+        reason: "over budget",
+        $series: "label",
+        $from: 99,
+        $to: 0,
+      },
     ]);
     assert.deepEqual(unfolded(grouped), payloads);
   });
@@ -54,12 +80,15 @@ describe("a run of trace payloads grouped into one row", () => {
       message("16", false),
     ];
     const grouped = groupPayload(payloads);
-    assert.deepEqual(grouped.each.map((e) => [e.$from ?? e.label, e.$to ?? null]), [
-      [7, 9],
-      [11, 13],
-      ["13", null],
-      [14, 16],
-    ]);
+    assert.deepEqual(
+      grouped.each.map((e) => [e.$from ?? e.label, e.$to ?? null]),
+      [
+        [7, 9],
+        [11, 13],
+        ["13", null],
+        [14, 16],
+      ],
+    );
     assert.deepEqual(unfolded(grouped), payloads);
   });
 
@@ -79,7 +108,10 @@ describe("a run of trace payloads grouped into one row", () => {
     ];
     for (const payloads of cases) {
       const grouped = groupPayload(payloads);
-      assert.ok(grouped.each.every((e) => !("$series" in e)), JSON.stringify(payloads));
+      assert.ok(
+        grouped.each.every((e) => !("$series" in e)),
+        JSON.stringify(payloads),
+      );
       assert.deepEqual(unfolded(grouped), payloads);
     }
     const three = groupPayload([message("1"), message("2"), message("3")]);
@@ -105,7 +137,9 @@ describe("a run of trace payloads grouped into one row", () => {
           label: String(label),
         };
         if (next(4) === 0) payload.included = next(2) === 0;
-        if (next(6) === 0) payload.reason = ["over budget", "within budget"][next(2)];
+        if (next(6) === 0) {
+          payload.reason = ["over budget", "within budget"][next(2)];
+        }
         if (next(15) === 0) payload.$to = "x";
         if (next(15) === 0) payload.label = `0${label}`;
         payloads.push(payload);
@@ -114,8 +148,145 @@ describe("a run of trace payloads grouped into one row", () => {
       assert.deepEqual(unfolded(grouped), payloads, JSON.stringify(payloads));
       for (const e of grouped.each) {
         if (typeof e.$series !== "string") continue;
-        assert.ok(Math.abs((e.$to as number) - (e.$from as number)) >= 2, JSON.stringify(e));
+        assert.ok(
+          Math.abs((e.$to as number) - (e.$from as number)) >= 2,
+          JSON.stringify(e),
+        );
       }
     }
+  });
+});
+
+describe("a turn's trace events as rows", () => {
+  const base = {
+    sessionId: "s1",
+    traceId: "t1",
+    taskType: "chat",
+    provider: "openai",
+    model: "gpt-4o",
+    now: new Date("2026-01-01T00:00:00.000Z"),
+  };
+  const event = (
+    eventType: TraceEventType,
+    plaintext: Record<string, unknown>,
+    more = {},
+  ) => ({
+    ...base,
+    eventType,
+    payload: { plaintext },
+    ...more,
+  });
+
+  test("a turn's events are one row: its first event's columns, the others' own in `$event`", () => {
+    const rows = traceRows([
+      event("classification", { intent: "chat" }, { matchedRule: null }),
+      event("routing_decision", { model: "gpt-4o" }, { matchedRule: "fast" }),
+      event("context_selection", { label: "3" }),
+      event("context_selection", { label: "2" }),
+      event("context_selection", { label: "1" }),
+      event("cost", { cost: "0.1" }, {
+        now: new Date("2026-01-01T00:00:01.000Z"),
+      }),
+      event("message", { role: "assistant", seq: 0 }, {
+        messageIndex: 1,
+        provider: null,
+      }),
+    ]);
+    assert.equal(rows.length, 1);
+    const [row] = rows;
+    assert.equal(row.event_type, "classification");
+    assert.deepEqual(row.matched_rule, { v: null });
+    assert.equal(row.message_index, 1);
+    assert.equal(
+      row.message_entry,
+      4,
+      "the message's entry, after the folded selection",
+    );
+    assert.deepEqual(row.payload, {
+      plaintext: {},
+      each: [
+        { intent: "chat" },
+        {
+          model: "gpt-4o",
+          $event: {
+            event_type: "routing_decision",
+            matched_rule: { v: "fast" },
+          },
+        },
+        {
+          $series: "label",
+          $from: 3,
+          $to: 1,
+          $event: { event_type: "context_selection", matched_rule: null },
+        },
+        {
+          cost: "0.1",
+          $event: {
+            event_type: "cost",
+            matched_rule: null,
+            created_at: "2026-01-01T00:00:01.000Z",
+          },
+        },
+        {
+          role: "assistant",
+          seq: 0,
+          $event: { event_type: "message", provider: null, matched_rule: null },
+        },
+      ],
+    });
+  });
+
+  test("a second message, another session or turn, a sealed payload or one with a field named like ours starts a row", () => {
+    const at = (eventType: TraceEventType, more = {}) => event(eventType, { n: "x" }, more);
+    const rows = traceRows([
+      at("message", { messageIndex: 0 }),
+      at("cost"),
+      at("message", { messageIndex: 1 }),
+      at("cost", { sessionId: "s2" }),
+      at("cost", { sessionId: "s2", traceId: "t2" }),
+      { ...at("message"), payload: { encrypted: { ciphertext: "x" } } },
+      at("cost"),
+      event("tool_call", { $series: "n" }),
+      at("cost"),
+      at("cost"),
+    ]);
+    assert.deepEqual(
+      rows.map((
+        r,
+      ) => [
+        r.event_type,
+        (r.payload.each as unknown[] | undefined)?.length ?? 1,
+      ]),
+      [
+        ["message", 2],
+        ["message", 1],
+        ["cost", 1],
+        ["cost", 1],
+        ["message", 1],
+        ["cost", 1],
+        ["tool_call", 1],
+        ["cost", 2],
+      ],
+    );
+    assert.deepEqual(rows.map((r) => r.message_entry ?? null), [
+      0,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+    assert.deepEqual(rows.map((r) => r.message_index ?? null), [
+      0,
+      1,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });
