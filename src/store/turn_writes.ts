@@ -192,9 +192,9 @@ type TraceRow = ReturnType<typeof traceRecord> & { message_index?: number; messa
 
 /**
  * The trace rows of a turn's events: every run of plaintext events of one
- * session and turn is one row (each event with its payload costs the store a
- * row and an index entry, and a deep session's turn weighs, and traces, every
- * history message). The row's columns are its first event's; its payload is
+ * session and turn is one row (a row costs the store a tuple, two index
+ * entries and a log record; one per event was 40 % of what the trace cost a
+ * turn's write). The row's columns are its first event's; its payload is
  * `{ plaintext: shared, each: [...] }` (`groupPayload`), where an entry of an
  * event whose columns differ carries those in `$event`. A row describes at
  * most one message: its `message_entry` is where the store sets that

@@ -250,43 +250,19 @@ describe("a turn's trace events as rows", () => {
       at("cost"),
       at("cost"),
     ]);
-    assert.deepEqual(
-      rows.map((
-        r,
-      ) => [
-        r.event_type,
-        (r.payload.each as unknown[] | undefined)?.length ?? 1,
-      ]),
-      [
-        ["message", 2],
-        ["message", 1],
-        ["cost", 1],
-        ["cost", 1],
-        ["message", 1],
-        ["cost", 1],
-        ["tool_call", 1],
-        ["cost", 2],
-      ],
-    );
-    assert.deepEqual(rows.map((r) => r.message_entry ?? null), [
-      0,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-    ]);
-    assert.deepEqual(rows.map((r) => r.message_index ?? null), [
-      0,
-      1,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
+    // Each row: its first event's type, how many entries it holds, and the message it describes.
+    const shape = (r: (typeof rows)[number]) =>
+      `${r.event_type} ${(r.payload.each as unknown[] | undefined)?.length ?? 1} ` +
+      `${r.message_index ?? "-"}@${r.message_entry ?? "-"}`;
+    assert.deepEqual(rows.map(shape), [
+      "message 2 0@0",
+      "message 1 1@-",
+      "cost 1 -@-",
+      "cost 1 -@-",
+      "message 1 -@-",
+      "cost 1 -@-",
+      "tool_call 1 -@-",
+      "cost 2 -@-",
     ]);
   });
 });
