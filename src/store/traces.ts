@@ -93,9 +93,28 @@ export async function listTraceEvents(
   // share plus what it adds (`each`, where an entry with `$series` stands for a run of entries
   // whose field of that name counts from `$from` to `$to`), or, as written before migration 006,
   // as an array of the payloads. An event has the row's columns but those its entry's `$event`
-  // gives. Ordered by the qualified column: a bare `seq` would name the text output column.
+  // gives. Only the rows the window reaches are unfolded: every turn traces the whole history it
+  // weighs, so a session's events grow with the square of its turns, and unfolding every event
+  // before the offset made reading a long trace page by page take seconds. Rows are placed by
+  // how many events each holds, which its entries tell without being unfolded. Ordered by the
+  // qualified column: a bare `seq` would name the text output column.
   const rows = await db.query<TraceEventRow & { has_rule: boolean }>(
-    `SELECT t.seq::text AS seq, t.session_id, t.trace_id,
+    `WITH placed AS (
+       SELECT t.seq, sized.n, sum(sized.n) OVER (ORDER BY t.seq) - sized.n AS first
+       FROM trace_events t
+       CROSS JOIN LATERAL (
+         SELECT greatest(1, coalesce((
+                  SELECT sum(abs(coalesce((own ->> '$to')::int, 0)
+                                 - coalesce((own ->> '$from')::int, 0)) + 1)
+                  FROM jsonb_array_elements(t.payload -> 'each') AS own), 0)
+                + CASE WHEN jsonb_typeof(t.payload) = 'array' THEN jsonb_array_length(t.payload)
+                       ELSE 0 END)::int AS n
+       ) AS sized
+       WHERE t.session_id = $1
+     ), reached AS (
+       SELECT seq, first FROM placed WHERE first + n > $3 AND first < $3 + $2
+     )
+     SELECT t.seq::text AS seq, t.session_id, t.trace_id,
             CASE WHEN g.ev ? 'event_type' THEN g.ev ->> 'event_type' ELSE t.event_type END
               AS event_type,
             CASE WHEN g.ev ? 'task_type' THEN g.ev ->> 'task_type' ELSE t.task_type END
@@ -106,7 +125,7 @@ export async function listTraceEvents(
             coalesce(g.payload, t.payload) AS payload,
             CASE WHEN g.ev ? 'created_at' THEN (g.ev ->> 'created_at')::timestamptz
                  ELSE t.created_at END AS created_at
-     FROM trace_events t
+     FROM reached JOIN trace_events t ON t.seq = reached.seq
      LEFT JOIN LATERAL (
        SELECT jsonb_build_object('plaintext', (t.payload -> 'plaintext') || CASE
                 WHEN own ? '$series' THEN (own - '$series' - '$from' - '$to' - '$event')
@@ -115,7 +134,8 @@ export async function listTraceEvents(
        FROM jsonb_array_elements(t.payload -> 'each') WITH ORDINALITY AS e (own, n)
        CROSS JOIN LATERAL generate_series(
          coalesce((own ->> '$from')::int, 0), coalesce((own ->> '$to')::int, 0),
-         CASE WHEN (own ->> '$to')::int < (own ->> '$from')::int THEN -1 ELSE 1 END
+         CASE WHEN coalesce((own ->> '$to')::int, 0) < coalesce((own ->> '$from')::int, 0)
+              THEN -1 ELSE 1 END
        ) WITH ORDINALITY AS counted (value, i)
        UNION ALL
        SELECT whole, NULL, n, 1
@@ -126,8 +146,8 @@ export async function listTraceEvents(
        SELECT CASE WHEN g.ev ? 'matched_rule' THEN g.ev -> 'matched_rule' -> 'v'
                    ELSE t.matched_rule END AS matched_rule
      ) AS rule
-     WHERE t.session_id = $1
-     ORDER BY t.seq, g.n, g.i LIMIT $2 OFFSET $3`,
+     ORDER BY t.seq, g.n, g.i
+     LIMIT $2 OFFSET (SELECT coalesce($3 - min(first), 0) FROM reached)`,
     [sessionId, window.limit, window.offset],
   );
   return rows.map(({ has_rule, ...row }) => ({
