@@ -75,8 +75,10 @@ export function machineBusyMs(): number {
 /** Resident set size (VmRSS) in MB. */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
-  return kb / 1024;
+  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+  // An ended process not yet reaped (a zombie) still has a status, without VmRSS.
+  if (kb === undefined) throw new Error(`process ${pid} has no resident memory: it ended`);
+  return Number(kb) / 1024;
 }
 
 /**

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
-import { sampleRss } from "../../bench/peers/proc.ts";
+import { rssMb, sampleRss } from "../../bench/peers/proc.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,5 +23,20 @@ test("a process that ends while sampled keeps its peak, and the others are still
     assert.ok(peaks.get(long.pid!)! > 0, "the running process's peak");
   } finally {
     long.kill();
+  }
+});
+
+test("a process that ended but is not yet reaped (a zombie) keeps its peak too", async () => {
+  // The shell starts `sleep 0.5` and becomes `sleep 5`, which never reaps it.
+  const parent = spawn("sh", ["-c", "sleep 0.5 & echo $!; exec sleep 5"]);
+  try {
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout.once("data", resolve)));
+    const sampler = sampleRss([pid]);
+    await sleep(900);
+    assert.throws(() => rssMb(pid), /ended/, "by now a zombie: a status without VmRSS");
+    const peaks = sampler.stop();
+    assert.ok(peaks.get(pid)! > 0, `its peak while it ran: ${peaks.get(pid)}`);
+  } finally {
+    parent.kill();
   }
 });
