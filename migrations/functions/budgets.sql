@@ -72,12 +72,21 @@ BEGIN
   IF NOT FOUND THEN
     RETURN jsonb_build_object('budget', false);
   END IF;
-  SELECT coalesce(sum(l.amount) FILTER (WHERE l.spent AND l.at >= day_from AND l.at < day_to), 0),
-         coalesce(sum(l.amount) FILTER (WHERE l.spent AND l.at >= month_from AND l.at < month_to), 0),
-         coalesce(sum(l.amount) FILTER (WHERE NOT l.spent AND switchyard_reservation_live(l, now_at)), 0)
+  -- One statement, so one snapshot: a call settled meanwhile counts once, as
+  -- spent or as reserved. The windows are whole UTC days (budget_days).
+  SELECT spend.day_spent, spend.month_spent, reserved.held
   INTO day_spent, month_spent, held
-  FROM budget_ledger l
-  WHERE l.user_id = of_user AND (NOT l.spent OR (l.at >= month_from AND l.at < month_to));
+  FROM (SELECT coalesce(sum(d.spent) FILTER (WHERE d.day >= (day_from AT TIME ZONE 'UTC')::date
+                                                AND d.day < (day_to AT TIME ZONE 'UTC')::date), 0)
+                 AS day_spent,
+               coalesce(sum(d.spent), 0) AS month_spent
+        FROM budget_days d
+        WHERE d.user_id = of_user AND d.day >= (month_from AT TIME ZONE 'UTC')::date
+          AND d.day < (month_to AT TIME ZONE 'UTC')::date) AS spend,
+       (SELECT coalesce(sum(l.amount) FILTER (WHERE switchyard_reservation_live(l, now_at)), 0)
+                 AS held
+        FROM budget_ledger l
+        WHERE l.user_id = of_user AND NOT l.spent) AS reserved;
   day_left := b.daily - day_spent - held - cost;
   month_left := b.monthly - month_spent - held - cost;
   IF day_left IS NOT NULL AND (month_left IS NULL OR day_left <= month_left) THEN
@@ -111,5 +120,24 @@ BEGIN
     'day_spent', day_spent::text,
     'month_spent', month_spent::text,
     'reserved', held::text);
+END
+$$;
+
+-- Keeps `budget_days` (migration 022) as the ledger's settled rows summed by
+-- user and UTC day: the trigger `budget_ledger_days` calls it for every row
+-- written, changed or deleted, so no writer of the ledger has to.
+CREATE OR REPLACE FUNCTION switchyard_budget_days_keep() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP <> 'INSERT' AND OLD.spent THEN
+    UPDATE budget_days SET spent = spent - OLD.amount
+    WHERE user_id = OLD.user_id AND day = (OLD.at AT TIME ZONE 'UTC')::date;
+  END IF;
+  IF TG_OP <> 'DELETE' AND NEW.spent THEN
+    INSERT INTO budget_days (user_id, day, spent)
+    VALUES (NEW.user_id, (NEW.at AT TIME ZONE 'UTC')::date, NEW.amount)
+    ON CONFLICT (user_id, day) DO UPDATE SET spent = budget_days.spent + excluded.spent;
+  END IF;
+  RETURN NULL;
 END
 $$;

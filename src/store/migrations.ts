@@ -21,6 +21,7 @@ import m018 from "../../migrations/018_responses.sql" with { type: "text" };
 import m019 from "../../migrations/019_cache_write_tokens.sql" with { type: "text" };
 import m020 from "../../migrations/020_budget_removals.sql" with { type: "text" };
 import m021 from "../../migrations/021_conversation_keys.sql" with { type: "text" };
+import m022 from "../../migrations/022_budget_days.sql" with { type: "text" };
 import fInstances from "../../migrations/functions/instances.sql" with { type: "text" };
 import fSessions from "../../migrations/functions/sessions.sql" with { type: "text" };
 import fTurnReads from "../../migrations/functions/turn_reads.sql" with { type: "text" };
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 19, name: "019_cache_write_tokens", sql: m019 },
   { version: 20, name: "020_budget_removals", sql: m020 },
   { version: 21, name: "021_conversation_keys", sql: m021 },
+  { version: 22, name: "022_budget_days", sql: m022 },
 ];
 
 /**

@@ -126,11 +126,14 @@ export function turnWriteStatement(one: boolean, extras: Partial<TurnExtras> = {
       amount: c.cost,
       at: c.now.toISOString(),
     }))));
+    // In user order: each settlement locks its user's day in budget_days (migration 022), and
+    // two instances' writes that take them in one order never wait for each other in a cycle.
     ctes.push(`settlements AS (
          INSERT INTO budget_ledger (id, user_id, spent, amount, at)
          SELECT id, user_id, true, amount, at
          FROM jsonb_to_recordset($${params.length + 1}::jsonb)
            AS c(id uuid, user_id uuid, amount numeric, at timestamptz)
+         ORDER BY user_id, at
          ON CONFLICT (id) DO UPDATE SET spent = true, amount = excluded.amount, at = excluded.at
        )`);
   }
