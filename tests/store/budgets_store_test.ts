@@ -72,11 +72,11 @@ for (const store of storesUnderTest(process.env)) {
       await spend(alice, "1.25", "2026-01-15T23:59:59.999Z"); // the day before
       await spend(alice, "2.5", "2026-01-16T00:00:00.000Z");
       const now = new Date("2026-01-16T12:00:00Z");
-      const admit = (userId: string) =>
+      const admit = (userId: string, id = uuidv7(), amount = "0.01") =>
         admitCall(db, {
-          id: uuidv7(),
+          id,
           userId,
-          amount: "0.01",
+          amount,
           outputPrice: "1",
           maxOutput: 1000,
           floor: 1,
@@ -88,19 +88,7 @@ for (const store of storesUnderTest(process.env)) {
         });
       // A reservation settled at its real cost, then settled again at another.
       const reserved = uuidv7();
-      await admitCall(db, {
-        id: reserved,
-        userId: alice,
-        amount: "0.5",
-        outputPrice: "1",
-        maxOutput: 1000,
-        floor: 1,
-        instance: "i1",
-        runId: uuidv7(),
-        turnId: uuidv7(),
-        now,
-        ...budgetWindows(now),
-      });
+      await admit(alice, reserved, "0.5");
       await settleCall(db, { id: reserved, userId: alice, cost: "0.5", now });
       await settleCall(db, { id: reserved, userId: alice, cost: "0.75", now });
       // Settled with a turn's write, two users in one statement.
