@@ -226,38 +226,6 @@ export async function settleCalls(
   for (const c of calls) await settleCall(db, c);
 }
 
-/** A user's spend in `[from, to)` by the ledger, the figure a budget's windows count. */
-export async function ledgerSpend(
-  db: Queryable,
-  userIds: readonly string[],
-  windows: { day: { from: Date; to: Date }; month: { from: Date; to: Date } },
-): Promise<Map<string, { day: string; month: string }>> {
-  const spend = new Map<string, { day: string; month: string }>();
-  if (userIds.length === 0) return spend;
-  const rows = await db.query<{ user_id: string; day: string; month: string }>(
-    `SELECT user_id,
-            coalesce(sum(amount) FILTER (WHERE at >= $2 AND at < $3), 0)::text AS day,
-            coalesce(sum(amount) FILTER (WHERE at >= $4 AND at < $5), 0)::text AS month
-     FROM budget_ledger
-     WHERE user_id = ANY($1::uuid[]) AND spent AND at >= $4 AND at < $5
-     GROUP BY user_id`,
-    [
-      userIds,
-      windows.day.from,
-      windows.day.to,
-      windows.month.from,
-      windows.month.to,
-    ],
-  );
-  for (const row of rows) {
-    spend.set(row.user_id, {
-      day: plainDecimal(row.day),
-      month: plainDecimal(row.month),
-    });
-  }
-  return spend;
-}
-
 /** A budget and the ledger's figures for it now: what `switchyard_budget_admit` would count. */
 export interface BudgetState extends UserBudget {
   daySpent: string;
@@ -286,18 +254,28 @@ export async function budgetStates(
       reserved: string;
     }
   >(
+    // As the admission counts them (functions/budgets.sql): the windows' spend from the days
+    // (migration 022; the windows are whole UTC days), the live reservations from the ledger.
     `SELECT b.user_id, b.daily::text AS daily, b.monthly::text AS monthly,
-            coalesce(sum(l.amount) FILTER (WHERE l.spent AND l.at >= $3 AND l.at < $4), 0)::text
-              AS day_spent,
-            coalesce(sum(l.amount) FILTER (WHERE l.spent AND l.at >= $5 AND l.at < $6), 0)::text
-              AS month_spent,
-            coalesce(sum(l.amount) FILTER (WHERE NOT l.spent AND switchyard_reservation_live(l, $2)),
-                     0)::text AS reserved
+            coalesce(spend.day_spent, 0)::text AS day_spent,
+            coalesce(spend.month_spent, 0)::text AS month_spent,
+            coalesce(reserved.held, 0)::text AS reserved
      FROM user_budgets b
-     LEFT JOIN budget_ledger l
-       ON l.user_id = b.user_id AND (NOT l.spent OR (l.at >= $5 AND l.at < $6))
-     WHERE b.user_id = ANY($1::uuid[])
-     GROUP BY b.user_id, b.daily, b.monthly`,
+     CROSS JOIN LATERAL (
+       SELECT sum(d.spent) FILTER (WHERE d.day >= ($3::timestamptz AT TIME ZONE 'UTC')::date
+                                     AND d.day < ($4::timestamptz AT TIME ZONE 'UTC')::date)
+                AS day_spent,
+              sum(d.spent) AS month_spent
+       FROM budget_days d
+       WHERE d.user_id = b.user_id AND d.day >= ($5::timestamptz AT TIME ZONE 'UTC')::date
+         AND d.day < ($6::timestamptz AT TIME ZONE 'UTC')::date
+     ) AS spend
+     CROSS JOIN LATERAL (
+       SELECT sum(l.amount) FILTER (WHERE switchyard_reservation_live(l, $2::timestamptz)) AS held
+       FROM budget_ledger l
+       WHERE l.user_id = b.user_id AND NOT l.spent
+     ) AS reserved
+     WHERE b.user_id = ANY($1::uuid[])`,
     [userIds, c.now, c.day.from, c.day.to, c.month.from, c.month.to],
   );
   for (const row of rows) {
