@@ -11,7 +11,7 @@ import { spread } from "../measure.ts";
 import { TURN_BODY } from "../turn_http.ts";
 import { type Bench, progress, type Results } from "./context.ts";
 import { loadClient } from "./load_client.ts";
-import { throughput } from "./load.ts";
+import { SLICES, throughputInTurns } from "./load.ts";
 import { ms, printTable, ratio, whole } from "./report.ts";
 import {
   chatTarget,
@@ -122,12 +122,16 @@ export async function compatSection(
   };
   const theirs = added(portkey);
   const clients = 32;
-  const loads = new Map<Target, Awaited<ReturnType<typeof throughput>>>();
   await b.provider.setPace({ delayMs: 20 });
-  for (const t of [portkey, ...ours]) {
-    progress(`compatible (${client.name} client): throughput, ${t.name}, ${clients} clients …`);
-    loads.set(t, await throughput(t, clients, b.options.throughputSeconds, client.loop));
-  }
+  progress(
+    `compatible (${client.name} client): throughput, targets in turns, ${clients} clients …`,
+  );
+  const loads = await throughputInTurns(
+    [portkey, ...ours],
+    clients,
+    b.options.throughputSeconds,
+    client.loop,
+  );
   await b.provider.setPace({ delayMs: 0 });
   const rows = [portkey, ...ours].map((t) => {
     const a = added(t);
@@ -157,7 +161,7 @@ export async function compatSection(
     r.compat.set(t.name, { added: added(t), perSecond: loads.get(t)!.perSecond });
   }
   printTable(
-    `6. The compatible surfaces beside the native API: a persisted turn through POST /v1/chat/completions and through POST /v1/responses (model "switchyard", the stored default policy, the session named by X-Router-Session-Id; Responses with store: false, as Codex sends it) and through POST …/execute, on the same store; Portkey is sent the same Chat Completions body. Added latency at concurrency 1 (interleaved blocks; minus the Chat Completions body sent to the fake provider directly), throughput at ${clients} clients with the provider answering in 20 ms; load generator: ${client.label}. Targets: compatible ≤ 1.1× native, and Responses ≤ 1.1× chat completions, in added p50 and in turns/s (the other/this)`,
+    `6. The compatible surfaces beside the native API: a persisted turn through POST /v1/chat/completions and through POST /v1/responses (model "switchyard", the stored default policy, the session named by X-Router-Session-Id; Responses with store: false, as Codex sends it) and through POST …/execute, on the same store; Portkey is sent the same Chat Completions body. Added latency at concurrency 1 (interleaved blocks; minus the Chat Completions body sent to the fake provider directly), throughput at ${clients} clients with the provider answering in 20 ms (${SLICES} slices each, the targets taking turns); load generator: ${client.label}. Targets: compatible ≤ 1.1× native, and Responses ≤ 1.1× chat completions, in added p50 and in turns/s (the other/this)`,
     [
       "target",
       "added p50 ms",

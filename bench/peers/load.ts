@@ -72,8 +72,8 @@ export interface Throughput {
 
 /**
  * A closed loop of buffered requests, as a load generator runs it: `clients`
- * clients, client c's n-th request on its conversation floor(n / perSession)
- * (cycling through its list), for `ms` from the first call or until `count`
+ * clients, client c's n-th request (n counting from `firstCall`) on its
+ * conversation floor(n / perSession) (cycling through its list), for `ms` from the first call or until `count`
  * requests started; with `pid`, the CPU of that process, of the PostgreSQL
  * server and of the whole machine over the loop.
  */
@@ -81,6 +81,8 @@ export interface LoopJob {
   clients: number;
   conversations: string[][];
   perSession: number;
+  /** Where each client's n starts (a slice going on from the last); 0 by default. */
+  firstCall?: number;
   ms?: number;
   count?: number;
   pid?: number;
@@ -104,9 +106,10 @@ export async function localLoop(target: Target, job: LoopJob): Promise<LoopResul
   const cpuBefore = pid === undefined ? 0 : cpuMs(pid);
   const databaseBefore = pid === undefined ? 0 : commandCpuMs("postgres");
   const machineBefore = pid === undefined ? 0 : machineBusyMs();
+  const first = job.firstCall ?? 0;
   const loop = await closedLoop(job.clients, more, (c, n) => {
     const list = job.conversations[c];
-    return target.buffered(list[Math.floor(n / job.perSession) % list.length]);
+    return target.buffered(list[Math.floor((first + n) / job.perSession) % list.length]);
   });
   return {
     times: loop.times,
@@ -122,48 +125,85 @@ export async function localLoop(target: Target, job: LoopJob): Promise<LoopResul
 export type RunLoop = (target: Target, job: LoopJob) => Promise<LoopResult>;
 
 /**
- * Buffered requests from `clients` clients back to back for about `seconds`:
- * a pilot run estimates the rate, then a fixed number of requests runs on
- * conversations made beforehand (for the service, each client moves to a
- * fresh session every TURNS_PER_SESSION turns, so sessions are as deep as
- * working ones). `run` is the load generator's loop.
+ * Each target's throughput is measured in this many slices, the targets taking
+ * turns slice by slice, so a slow moment of this shared machine falls on every
+ * target alike rather than on whichever row it meets.
  */
-export async function throughput(
-  target: Target,
+export const SLICES = 3;
+
+/**
+ * Buffered requests from `clients` clients back to back for about `seconds`
+ * per target: a pilot run estimates each target's rate, then the targets take
+ * turns, SLICES times, each running its share of a fixed number of requests on
+ * conversations made beforehand (for the service, each client moves to a
+ * fresh session every TURNS_PER_SESSION turns, and a slice goes on where the
+ * last left off, so sessions are as deep as working ones). `run` is the load
+ * generator's loop.
+ */
+export async function throughputInTurns(
+  targets: readonly Target[],
   clients: number,
   seconds: number,
   run: RunLoop = localLoop,
-): Promise<Throughput> {
-  const pilotConversations = await target.conversations(clients);
-  const pilot = await run(target, {
-    clients,
-    conversations: pilotConversations.map((c) => [c]),
-    perSession: TURNS_PER_SESSION,
-    ms: PILOT_MS,
-  });
-  const total = Math.max(clients * 4, Math.round(pilot.times.length / PILOT_MS * 1000 * seconds));
-  const perClient = Math.ceil(Math.ceil(total / clients) * 1.5 / TURNS_PER_SESSION);
-  const all = await target.conversations(clients * perClient);
-  const loop = await run(target, {
-    clients,
-    conversations: Array.from(
-      { length: clients },
-      (_, c) => all.slice(c * perClient, (c + 1) * perClient),
-    ),
-    perSession: TURNS_PER_SESSION,
-    count: total,
-    pid: target.pid,
-  });
+): Promise<Map<Target, Throughput>> {
+  const plans = new Map<Target, { perSlice: number; conversations: string[][] }>();
+  for (const target of targets) {
+    const pilotConversations = await target.conversations(clients);
+    const pilot = await run(target, {
+      clients,
+      conversations: pilotConversations.map((c) => [c]),
+      perSession: TURNS_PER_SESSION,
+      ms: PILOT_MS,
+    });
+    const total = Math.max(
+      clients * 4,
+      Math.round(pilot.times.length / PILOT_MS * 1000 * seconds),
+    );
+    const perClient = Math.ceil(Math.ceil(total / clients) * 1.5 / TURNS_PER_SESSION);
+    const all = await target.conversations(clients * perClient);
+    plans.set(target, {
+      perSlice: Math.ceil(total / SLICES),
+      conversations: Array.from(
+        { length: clients },
+        (_, c) => all.slice(c * perClient, (c + 1) * perClient),
+      ),
+    });
+  }
+  const loops = new Map<Target, LoopResult[]>(targets.map((t) => [t, []]));
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (const target of targets) {
+      const plan = plans.get(target)!;
+      loops.get(target)!.push(
+        await run(target, {
+          clients,
+          conversations: plan.conversations,
+          perSession: TURNS_PER_SESSION,
+          count: plan.perSlice,
+          firstCall: slice * Math.ceil(plan.perSlice / clients),
+          pid: target.pid,
+        }),
+      );
+    }
+  }
+  return new Map(targets.map((t) => [t, throughputOf(loops.get(t)!)]));
+}
+
+/** The slices of one target's run as one. */
+function throughputOf(slices: readonly LoopResult[]): Throughput {
+  const sum = (of: (l: LoopResult) => number) => slices.reduce((n, l) => n + of(l), 0);
+  const times = slices.flatMap((l) => l.times);
+  const wallMs = sum((l) => l.wallMs);
+  const cpu = sum((l) => l.cpu);
   return {
-    requests: loop.times.length,
-    perSecond: loop.times.length / (loop.wallMs / 1000),
-    cpuMsPerRequest: loop.cpu / loop.times.length,
-    cores: loop.cpu / loop.wallMs,
-    databaseCpuMsPerRequest: loop.database / loop.times.length,
-    machineCores: loop.machine / loop.wallMs,
-    ...spread(loop.times),
-    errors: loop.errors,
-    firstError: loop.firstError,
+    requests: times.length,
+    perSecond: times.length / (wallMs / 1000),
+    cpuMsPerRequest: cpu / times.length,
+    cores: cpu / wallMs,
+    databaseCpuMsPerRequest: sum((l) => l.database) / times.length,
+    machineCores: sum((l) => l.machine) / wallMs,
+    ...spread(times),
+    errors: sum((l) => l.errors),
+    firstError: slices.find((l) => l.firstError !== undefined)?.firstError,
   };
 }
 

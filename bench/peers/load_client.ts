@@ -119,6 +119,7 @@ export const nodeClient: LoadClient = {
       clients: job.clients,
       wires: job.conversations.map((list) => list.map((c) => target.wire(c))),
       perSession: job.perSession,
+      firstCall: job.firstCall,
       ms: job.ms,
       count: job.count,
       pid: job.pid,

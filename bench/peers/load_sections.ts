@@ -4,7 +4,14 @@
  */
 import { type Bench, by, type Memory, progress, type Results } from "./context.ts";
 import { type ClientName, loadClient } from "./load_client.ts";
-import { STREAM_PACE, STREAM_RAMP_MS, streams, throughput, TURNS_PER_SESSION } from "./load.ts";
+import {
+  SLICES,
+  STREAM_PACE,
+  STREAM_RAMP_MS,
+  streams,
+  throughputInTurns,
+  TURNS_PER_SESSION,
+} from "./load.ts";
 import { failures, ms, printTable, ratio, whole } from "./report.ts";
 import { HANDLER, phaseSpreads, PROVIDER_PHASES, scrapePhases } from "./phases.ts";
 import { PHASES } from "../../src/telemetry/phase_clock.ts";
@@ -17,24 +24,31 @@ const PHASE_CLIENTS = 32;
 export async function throughputSection(b: Bench, r: Results): Promise<void> {
   await b.provider.setPace({ delayMs: 20 });
   const rows = [];
+  const targets = [b.portkey, ...b.services.map((s) => s.target)];
   for (const clients of b.options.throughputClients) {
     // The load generators take turns at each level, so a level's rows share the machine's moment.
     for (const name of b.options.clients) {
-      for (const t of [b.portkey, ...b.services.map((s) => s.target)]) {
-        progress(`throughput (${name} client): ${t.name}, ${clients} clients …`);
-        const service = b.services.find((s) => s.target === t);
-        const scraped = service && clients === PHASE_CLIENTS
-          ? await scrapePhases(service.client.url)
-          : undefined;
-        const m = await throughput(t, clients, b.options.throughputSeconds, loadClient(name).loop);
-        if (service && scraped) {
-          r.phases.set(
-            by(name, `${t.name}@${clients}`),
-            phaseSpreads(scraped, await scrapePhases(service.client.url)),
-          );
-        }
+      progress(
+        `throughput (${name} client): ${targets.length} targets in turns, ${clients} clients …`,
+      );
+      const phased = clients === PHASE_CLIENTS ? b.services : [];
+      const before = await Promise.all(phased.map((s) => scrapePhases(s.client.url)));
+      const measured = await throughputInTurns(
+        targets,
+        clients,
+        b.options.throughputSeconds,
+        loadClient(name).loop,
+      );
+      for (const [i, service] of phased.entries()) {
+        r.phases.set(
+          by(name, `${service.target.name}@${clients}`),
+          phaseSpreads(before[i], await scrapePhases(service.client.url)),
+        );
+      }
+      const theirs = measured.get(b.portkey)!;
+      for (const t of targets) {
+        const m = measured.get(t)!;
         r.throughput.set(by(name, `${t.name}@${clients}`), m);
-        const theirs = r.throughput.get(by(name, `${b.portkey.name}@${clients}`))!;
         const ours = t !== b.portkey;
         rows.push([
           t.name,
@@ -56,7 +70,7 @@ export async function throughputSection(b: Bench, r: Results): Promise<void> {
   }
   await b.provider.setPace({ delayMs: 0 });
   printTable(
-    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row after a 2 s pilot (service: each client moves to a fresh session every ${TURNS_PER_SESSION} turns); at each level the load generators take turns (${
+    `3. Throughput: clients sending buffered requests back to back, provider answering in 20 ms, about ${b.options.throughputSeconds} s per row in ${SLICES} slices, the targets taking turns slice by slice, after a 2 s pilot each (service: each client moves to a fresh session every ${TURNS_PER_SESSION} turns); at each level the load generators take turns (${
       b.options.clients.map((c) => `${c}: ${loadClient(c).label}`).join("; ")
     }). CPU: the target process's utime+stime from /proc; database CPU: the PostgreSQL server's processes (\`postgres\`) over the same run; machine: busy time of all cores (target, database, load generator and fake provider together)`,
     [

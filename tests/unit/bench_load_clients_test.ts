@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { denoClient, type LoadClient, nodeClient } from "../../bench/peers/load_client.ts";
+import { type RunLoop, SLICES, throughputInTurns } from "../../bench/peers/load.ts";
 import { readOptions } from "../../bench/peers/options.ts";
 import { turnFloor } from "../../bench/peers/commit_floor.ts";
 import { coverage, parseServerTiming } from "../../bench/peers/server_timing.ts";
@@ -83,6 +84,23 @@ describe("the peer benchmark's load generators", () => {
       assert.equal(seen.length, 14);
     });
 
+    test(`${client.name}: a loop that goes on from another starts each client's count where it says`, async () => {
+      seen.length = 0;
+      await client.loop(target("on"), {
+        clients: 2,
+        conversations: [["a0", "a1", "a2"], ["b0", "b1", "b2"]],
+        perSession: 3,
+        firstCall: 4,
+        count: 12,
+      });
+      // Call 4 is the second of conversation 1; from call 9 on, the list cycles back to 0.
+      for (const prefix of ["a", "b"]) {
+        const mine = seen.filter((c) => c.startsWith(prefix));
+        assert.ok(mine.length > 0);
+        assert.deepEqual(mine, mine.map((_, n) => `${prefix}${Math.floor((4 + n) / 3) % 3}`));
+      }
+    });
+
     test(`${client.name}: an answer without the expected status is a failure, never a time`, async () => {
       const result = await client.loop(target("bad", "/bad"), {
         clients: 2,
@@ -123,6 +141,56 @@ describe("the peer benchmark's load generators", () => {
       assert.equal(new Set(timed).size, 6);
     });
   }
+});
+
+describe("throughput with the targets taking turns", () => {
+  test("each target's slices alternate with the others', and its result is their sum", async () => {
+    const calls: string[] = [];
+    const loop: RunLoop = (t, job) => {
+      calls.push(`${t.name}:${job.ms === undefined ? `${job.count}@${job.firstCall}` : "pilot"}`);
+      // The pilot answers 40 calls in its 2 s; each slice's calls take 10 ms of wall time.
+      const n = job.ms === undefined ? job.count! : 40;
+      return Promise.resolve({
+        times: Array(n).fill(t.name === "one" ? 1 : 2),
+        errors: t.name === "two" && job.firstCall === 10 ? 1 : 0,
+        ...(t.name === "two" && job.firstCall === 10 ? { firstError: "late" } : {}),
+        wallMs: n * 10,
+        cpu: n,
+        database: 0,
+        machine: n * 2,
+      });
+    };
+    const target = (name: string) =>
+      ({
+        name,
+        conversations: (k: number) => Promise.resolve(Array(k).fill(name)),
+      }) as unknown as Target;
+    const [one, two] = [target("one"), target("two")];
+    // 40 calls in the 2 s pilot at 2 clients: 60 calls in 3 s, 20 a slice, each client's 10th call next.
+    const measured = await throughputInTurns([one, two], 2, 3, loop);
+    assert.equal(SLICES, 3);
+    assert.deepEqual(calls, [
+      "one:pilot",
+      "two:pilot",
+      "one:20@0",
+      "two:20@0",
+      "one:20@10",
+      "two:20@10",
+      "one:20@20",
+      "two:20@20",
+    ]);
+    const first = measured.get(one)!;
+    assert.equal(first.requests, 60);
+    assert.equal(first.perSecond, 100);
+    assert.equal(first.cpuMsPerRequest, 1);
+    assert.equal(first.machineCores, 0.2);
+    assert.equal(first.p50, 1);
+    assert.equal(first.errors, 0);
+    const second = measured.get(two)!;
+    assert.equal(second.p50, 2);
+    assert.equal(second.errors, 1);
+    assert.equal(second.firstError, "late");
+  });
 });
 
 describe("what the bench reads from Server-Timing", () => {

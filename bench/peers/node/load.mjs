@@ -125,7 +125,7 @@ async function interleaved(job) {
 /**
  * One loop per client (`wires`, each its conversations) sending back to back, as bench/peers/load.ts's
  * `closedLoop`: client c's n-th request goes on its conversation
- * floor(n / perSession) (cycling), until `ms` have passed since the first
+ * floor(n / perSession) (cycling; n counting from `firstCall`, 0 by default), until `ms` have passed since the first
  * call, or `count` requests have started. With `pid`, the target's CPU, the
  * PostgreSQL server's and the machine's busy time over the loop.
  */
@@ -145,7 +145,7 @@ async function closed(job) {
   const machineBefore = pid === undefined ? 0 : machineBusyMs();
   const start = performance.now();
   await Promise.all(wires.map(async (list) => {
-    for (let n = 0; more(); n++) {
+    for (let n = job.firstCall ?? 0; more(); n++) {
       const t = performance.now();
       try {
         await send(list[Math.floor(n / perSession) % list.length]);
