@@ -29,9 +29,11 @@ const cache = new WeakMap<Deps, EngineDeps>();
  * it is ended too once the store takes writes. A claim refused because the
  * session's run is held by a lost turn of this instance ends it now and claims
  * again, rather than waiting for the retry; while the store still refuses,
- * the claim answers the store's error.
+ * the claim answers the store's error. So does one that read the run as held
+ * by a lost turn the retry was ending meanwhile: by its answer, the turn is
+ * ended, and the claim again finds the session free.
  */
-function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
+export function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
   return {
     async claim(c) {
       let claim;
@@ -42,7 +44,7 @@ function minding(claims: ExecuteClaimer, lost: LostTurns): ExecuteClaimer {
         throw error;
       }
       const holder = claim.kind === "in_flight" ? claim.run?.current_turn : null;
-      if (holder == null || !lost.has(holder)) return claim;
+      if (holder == null || !lost.seen(holder)) return claim;
       // Still refused: the session waits on the store, not on a turn (storage_error, not 409).
       await lost.flush();
       return await claims.claim(c);

@@ -22,6 +22,12 @@ export interface LostTurns {
   add(turn: LostTurn): void;
   /** Whether `turnId` is a turn of this instance waiting to be ended. */
   has(turnId: string): boolean;
+  /**
+   * Whether `turnId` is a turn of this instance waiting to be ended, or one of
+   * the last it ended: a claim that read the session's run as still held by
+   * it, as it was being ended, may claim again.
+   */
+  seen(turnId: string): boolean;
   /** Tries once now to end every waiting turn; throws the store's error when it refuses. */
   flush(): Promise<void>;
   readonly size: number;
@@ -35,11 +41,15 @@ export interface LostTurns {
  */
 export const LOST_RETRY_FIRST_MS = 25;
 export const LOST_RETRY_MAX_MS = 100;
+/** How many ended turns `seen` remembers: more than the sessions one store outage cuts. */
+const ENDED_KEPT = 1024;
 
 export function lostTurns(
   o: { db: Queryable; now: () => Date; logger: Logger },
 ): LostTurns {
   const waiting = new Map<string, LostTurn>();
+  /** The turns ended here lately, oldest first. */
+  const endedLately = new Set<string>();
   let looping = false;
   let attempt: Promise<unknown> | null = null;
 
@@ -50,7 +60,14 @@ export function lostTurns(
       try {
         const ended = await endLostTurns(o.db, batch, o.now());
         // A turn whose run moved on (ended after all, or taken over) needs nothing more either.
-        for (const turn of batch) waiting.delete(turn.turnId);
+        for (const turn of batch) {
+          waiting.delete(turn.turnId);
+          endedLately.add(turn.turnId);
+        }
+        for (const oldest of endedLately) {
+          if (endedLately.size <= ENDED_KEPT) break;
+          endedLately.delete(oldest);
+        }
         if (ended.length > 0) {
           o.logger.info("ended turns the store had refused", {
             runs: ended.length,
@@ -85,6 +102,7 @@ export function lostTurns(
       if (!looping) void loop();
     },
     has: (turnId) => waiting.has(turnId),
+    seen: (turnId) => waiting.has(turnId) || endedLately.has(turnId),
     async flush() {
       // An attempt under way may have taken its batch before the turn asked about was added.
       while (attempt !== null) await attempt;

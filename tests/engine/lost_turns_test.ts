@@ -3,13 +3,20 @@
  * finds its session held by one flushes them first. A flush must end the turn
  * it was asked about even while the retry loop's own attempt, begun before
  * that turn was added, is under way; and where the store refuses, it throws
- * the store's error, never nothing.
+ * the store's error, never nothing. A claim that read its session as held by
+ * a turn the retry ended meanwhile claims again.
  */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { describe, test } from "node:test";
+import { minding } from "../../src/engine/engine_deps.ts";
 import { lostTurns } from "../../src/engine/lost_turns.ts";
 import { memoryLogger } from "../../src/log.ts";
 import type { Queryable } from "../../src/store/db.ts";
+import type {
+  ExecuteClaim,
+  ExecuteClaimer,
+  ExecuteClaimRequest,
+} from "../../src/store/run_admission.ts";
 
 /** A store whose statements wait until released; each records the turns it was asked to end. */
 function gatedStore() {
@@ -46,6 +53,44 @@ test("a flush during the retry loop's attempt ends the turn added after that att
   await flushed;
   assert.equal(lost.has("t2"), false);
   assert.equal(lost.size, 0);
+  assert.deepEqual(["t1", "t2", "t3"].map((t) => lost.seen(t)), [true, true, false]);
+});
+
+describe("a claim minding the lost turns (engine_deps.ts)", () => {
+  /** A claimer answering `answers` in order, counting its claims. */
+  const claimer = (answers: ExecuteClaim[]) => {
+    const made = { claims: 0 };
+    const claims: ExecuteClaimer = {
+      claim: () => {
+        made.claims++;
+        return Promise.resolve(answers.shift()!);
+      },
+    };
+    return { claims, made };
+  };
+  const held = (turn: string) =>
+    ({ kind: "in_flight", run: { current_turn: turn } }) as ExecuteClaim;
+  const claimed = { kind: "claimed" } as ExecuteClaim;
+  const request = { runId: "r9", turnId: "t9" } as ExecuteClaimRequest;
+
+  test("one that read its session held by a lost turn the retry ended meanwhile claims again", async () => {
+    const store = gatedStore();
+    const lost = lostTurns({ db: store.db, now: () => new Date(0), logger: memoryLogger() });
+    lost.add({ runId: "r1", turnId: "t1" });
+    await until(() => store.pending.length === 1);
+    store.pending[0].release(); // the retry ends t1 as the claim reads its session
+    await until(() => lost.size === 0);
+    const { claims, made } = claimer([held("t1"), claimed]);
+    assert.equal((await minding(claims, lost).claim(request)).kind, "claimed");
+    assert.equal(made.claims, 2);
+  });
+
+  test("one held by a turn that is no lost turn of this instance is refused", async () => {
+    const lost = lostTurns({ db: gatedStore().db, now: () => new Date(0), logger: memoryLogger() });
+    const { claims, made } = claimer([held("t1"), claimed]);
+    assert.equal((await minding(claims, lost).claim(request)).kind, "in_flight");
+    assert.equal(made.claims, 1);
+  });
 });
 
 test("a flush the store refuses throws the store's error", async () => {
