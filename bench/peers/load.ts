@@ -73,9 +73,10 @@ export interface Throughput {
 /**
  * A closed loop of buffered requests, as a load generator runs it: `clients`
  * clients, client c's n-th request (n counting from `firstCall`) on its
- * conversation floor(n / perSession) (cycling through its list), for `ms` from the first call or until `count`
- * requests started; with `pid`, the CPU of that process, of the PostgreSQL
- * server and of the whole machine over the loop.
+ * conversation floor(n / perSession) (cycling through its list), for `ms` from
+ * the first call or until `count` requests started; with `pid`, the CPU of
+ * that process, of the PostgreSQL server and of the whole machine over the
+ * loop.
  */
 export interface LoopJob {
   clients: number;

@@ -124,10 +124,11 @@ async function interleaved(job) {
 
 /**
  * One loop per client (`wires`, each its conversations) sending back to back, as bench/peers/load.ts's
- * `closedLoop`: client c's n-th request goes on its conversation
- * floor(n / perSession) (cycling; n counting from `firstCall`, 0 by default), until `ms` have passed since the first
- * call, or `count` requests have started. With `pid`, the target's CPU, the
- * PostgreSQL server's and the machine's busy time over the loop.
+ * `closedLoop`: client c's n-th request (n counting from `firstCall`, 0 by
+ * default) goes on its conversation floor(n / perSession) (cycling), until
+ * `ms` have passed since the first call, or `count` requests have started.
+ * With `pid`, the target's CPU, the PostgreSQL server's and the machine's busy
+ * time over the loop.
  */
 async function closed(job) {
   const { perSession, ms, count, pid } = job;
