@@ -1,17 +1,15 @@
 /**
- * arktype as this service uses it. arktype compiles each type to JavaScript,
- * and at load it builds its whole keyword library (string.email,
- * string.date.iso, …), mostly keywords no schema here uses: compiling them
- * all left an idle service 4.5 MB more heap (5 MB more RSS). They are built
- * uncompiled (arktype_keywords.ts); the types made with `type` and `scope`
- * from here are compiled, and with them the keywords they use, so validation
- * runs as fast as before.
+ * arktype as this service uses it. arktype compiles a type to JavaScript
+ * when it is made, together with every type it references, and keeps the
+ * source. Made that way, each part of a body's schema would be compiled
+ * again with every schema built on it, and an idle service would keep the
+ * turn request's source in several copies (6.7 MB of its heap). So the parts
+ * are made uncompiled (`type`, `object`), as is arktype's keyword library as
+ * it loads (arktype_keywords.ts), and each schema a request is checked with
+ * is compiled once, whole (`compiled`).
  */
 import "./arktype_keywords.ts";
 import { scope } from "arktype";
-import { configure } from "arktype/config";
-
-configure({ jitless: false });
 
 declare global {
   /** The metadata an error of ours may carry (arktype's `ArkEnv.meta`): a bound's limit. */
@@ -20,10 +18,18 @@ declare global {
   }
 }
 
-export { scope };
 export type { Type } from "arktype";
-/** arktype's `type`, in a scope made once compiling is back on. */
-export const type = scope({}).type;
+/** arktype's `type`, for the parts of a schema: uncompiled. */
+export const type = scope({}, { jitless: true }).type;
+
+/**
+ * `schema`, compiled with all it references. `clone: false` makes it fill
+ * defaults in and delete unknown fields in the body itself, rather than in a
+ * deep copy it makes first.
+ */
+export function compiled<T>(schema: T, config: { clone?: false } = {}): T {
+  return scope({}, { ...config, jitless: false }).type(schema as never) as unknown as T;
+}
 
 /**
  * What `object` checks first: a JSON object, never an array. Its test is its

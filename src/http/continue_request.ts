@@ -4,7 +4,7 @@
  * the kind answers the run's pause is run_admission.ts, and whether the data
  * answers it is continuation_check.ts. Unknown fields are dropped.
  */
-import { object, type } from "./ark.ts";
+import { compiled, object, type } from "./ark.ts";
 import type { Continuation } from "../core/continuation.ts";
 import { fail, ok, type Outcome } from "../core/errors.ts";
 import { formatPath } from "./validation.ts";
@@ -35,7 +35,7 @@ const ApprovalDecision = object({
 
 const InjectedMessage = object({ "text?": "string", "ciphertext?": Envelope });
 
-export const ContinueRequestSchema = object({
+const ContinueRequestShape = object({
   type: "'tool_results'",
   data: object({ results: ToolResult.array(), "encrypted?": EnvelopeMap }),
 }).or(object({
@@ -53,6 +53,8 @@ export const ContinueRequestSchema = object({
 })).or(object({
   type: "'break'",
 })).onDeepUndeclaredKey("delete");
+
+export const ContinueRequestSchema = compiled(ContinueRequestShape);
 
 /** Validates a parsed JSON object into a `Continuation` (422 `invalid_request` otherwise). */
 export function parseContinueRequest(body: unknown): Outcome<Continuation> {

@@ -5,7 +5,7 @@
  * core/request_checks.ts. Intents and efforts are plain strings in the schema
  * so that a bad one gets its own code (`unknown_intent`, `unknown_effort`).
  */
-import { object, PlainObject, scope, type } from "./ark.ts";
+import { compiled, object, PlainObject, type } from "./ark.ts";
 import { type ErrorCode, fail, type Outcome } from "../core/errors.ts";
 import { CAPABILITIES } from "../core/model.ts";
 import { checkTurnRequest } from "../core/request_checks.ts";
@@ -110,11 +110,17 @@ const Attachments = object({
   available_skills: Named.array().default(emptyList),
 });
 
+/** A fresh copy, for each request, of what `part` makes of `{}`: every default filled in. */
+function filledDefaults(part: { assert(value: unknown): unknown }) {
+  const text = JSON.stringify(part.assert({}));
+  return () => JSON.parse(text);
+}
+
 const requestFields = {
   input: TurnInput,
-  workspace: Workspace.default(() => Workspace.assert({})),
-  policy: Policy.default(() => Policy.assert({})),
-  local_preferences: LocalPreferences.default(() => LocalPreferences.assert({})),
+  workspace: Workspace.default(filledDefaults(Workspace)),
+  policy: Policy.default(filledDefaults(Policy)),
+  local_preferences: LocalPreferences.default(filledDefaults(LocalPreferences)),
   attachments: Attachments.default(() => ({
     files: [],
     instructions: [],
@@ -136,13 +142,9 @@ const KnownPolicyShape = object({ ...requestFields, policy: PlainObject })
  * request, and a caller that needs an unknown field (`input.ciphertext`) takes
  * it before validating.
  */
-export const TurnRequestSchema = scope({}, { clone: false }).type(
-  TurnRequestShape as never,
-) as unknown as typeof TurnRequestShape;
+export const TurnRequestSchema = compiled(TurnRequestShape, { clone: false });
 
-const KnownPolicySchema = scope({}, { clone: false }).type(
-  KnownPolicyShape as never,
-) as unknown as typeof KnownPolicyShape;
+const KnownPolicySchema = compiled(KnownPolicyShape, { clone: false });
 
 /**
  * Policies that passed the schema, as it left them (defaults filled in,

@@ -10,7 +10,7 @@ import { budgetWindows } from "../../engine/budget_gate.ts";
 import { budgetStates, findUserBudgets, plainDecimal, setUserBudget } from "../../store/budgets.ts";
 import type { Queryable } from "../../store/db.ts";
 import { listUserOverviews, updateUser, type UserOverviewRow } from "../../store/users.ts";
-import { type Type, type } from "../ark.ts";
+import { compiled, type Type, type } from "../ark.ts";
 import { readJsonObject } from "../body.ts";
 import { closedObject } from "../closed_object.ts";
 import type { Deps, Endpoint } from "../context.ts";
@@ -40,13 +40,13 @@ const Money = type("unknown").narrow((value, ctx) =>
 ) as unknown as Type<string | null>;
 
 // The operator's bodies refuse any field they do not declare, at every level (decisions.md §13).
-const AddUser = closedObject({ name: Name });
+const AddUser = compiled(closedObject({ name: Name }));
 
-const UpdateUser = closedObject({
+const UpdateUser = compiled(closedObject({
   "name?": Name.or("null"),
   "disabled?": "boolean",
   "budget?": closedObject({ "daily?": Money, "monthly?": Money }).or("null"),
-});
+}));
 
 async function userViews(db: Queryable, deps: Deps, userId: string | null = null) {
   const now = deps.now();

@@ -7,6 +7,7 @@ import type { TurnRequest } from "../../core/turn_request_types.ts";
 import { readJsonObject } from "../body.ts";
 import type { Endpoint, RequestContext } from "../context.ts";
 import { Envelope } from "../continue_request.ts";
+import { compiled } from "../ark.ts";
 import { parseTurnRequest } from "../turn_request.ts";
 import { nativeCall, sessionTurn, type Turn } from "./session_turn.ts";
 
@@ -22,9 +23,11 @@ function takeSealedPrompt(body: Record<string, unknown>): unknown {
   return typeof input === "object" && input !== null ? input.ciphertext : undefined;
 }
 
+const SealedPromptSchema = compiled(Envelope);
+
 function sealedPrompt(raw: unknown): SealedEnvelope | undefined {
   if (raw === undefined || raw === null) return undefined;
-  const out = Envelope(raw);
+  const out = SealedPromptSchema(raw);
   if (out instanceof type.errors) {
     throw ServiceError.of("invalid_request", `invalid input.ciphertext: ${out.summary}`, {
       path: "input.ciphertext",

@@ -15,7 +15,7 @@ import {
   MAX_LIVE_KEYS,
   revokeApiKey,
 } from "../../store/api_keys.ts";
-import { type } from "../ark.ts";
+import { compiled, type } from "../ark.ts";
 import { discardBody, readJsonObject } from "../body.ts";
 import { closedObject } from "../closed_object.ts";
 import type { Endpoint } from "../context.ts";
@@ -38,10 +38,10 @@ function instant(text: string): Date {
 }
 
 /** Every field a key's body takes; any other is refused (decisions.md §13). */
-const CreateKey = closedObject({
+const CreateKey = compiled(closedObject({
   name: Name,
   "expires_at?": Timestamp.or("null"),
-});
+}));
 
 const iso = (d: Date | null) => d === null ? null : d.toISOString();
 

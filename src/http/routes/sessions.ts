@@ -1,4 +1,4 @@
-import { object } from "../ark.ts";
+import { compiled, object } from "../ark.ts";
 import { isUuid } from "../../core/credential_format.ts";
 import { ServiceError } from "../../core/errors.ts";
 import { sessionDetail, sessionSummary } from "../../core/session_view.ts";
@@ -48,11 +48,11 @@ const KeyId = SessionText.narrow((text, ctx) =>
   text.length > 0 || ctx.reject({ expected: "a non-empty string" })
 );
 
-const CreateSession = object({
+const CreateSession = compiled(object({
   title: SessionText,
   "scope?": SessionText,
   "key_id?": KeyId,
-});
+}));
 
 export const createSession: Endpoint = {
   auth: "bearer",
@@ -95,10 +95,10 @@ export const getSession: Endpoint = {
 };
 
 /** `scope` is not updatable (interface.md): like any unknown field, it is ignored here. */
-const UpdateSession = object({
+const UpdateSession = compiled(object({
   "title?": SessionText,
   "archived?": "boolean",
-});
+}));
 
 /** Partial update; an archived session accepts only the update that restores it. */
 export const updateSessionEndpoint: Endpoint = {
